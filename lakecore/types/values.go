@@ -1,0 +1,195 @@
+package types
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+)
+
+// Date is a DATE value: days since 1970-01-01.
+type Date int32
+
+// DateOf returns the DATE of t's calendar day (t's own location).
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+}
+
+// String returns the date as YYYY-MM-DD.
+func (d Date) String() string {
+	return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")
+}
+
+// Time is a TIME value: milliseconds of the day.
+type Time int32
+
+// String returns the time as HH:MM:SS.mmm.
+func (t Time) String() string {
+	ms := int(t)
+	return fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3600000, ms/60000%60, ms/1000%60, ms%1000)
+}
+
+// Timestamp is a TIMESTAMP or TIMESTAMP_LTZ value as Paimon holds it: epoch
+// milliseconds plus the nanoseconds within that millisecond (0..999999).
+// For TIMESTAMP the epoch is that of the wall-clock value read as UTC; for
+// TIMESTAMP_LTZ it is the real instant.
+type Timestamp struct {
+	Millis      int64
+	NanoOfMilli int32
+}
+
+// TimestampOf returns the Timestamp of t's instant.
+func TimestampOf(t time.Time) Timestamp {
+	ns := t.UnixNano()
+	if t.Year() < 1678 || t.Year() > 2261 { // beyond UnixNano's range
+		sec := t.Unix()
+		nanos := int64(t.Nanosecond())
+		return Timestamp{Millis: sec*1000 + nanos/1e6, NanoOfMilli: int32(nanos % 1e6)}
+	}
+	ms := floorDiv(ns, 1e6)
+	return Timestamp{Millis: ms, NanoOfMilli: int32(ns - ms*1e6)}
+}
+
+// WallClockOf returns the TIMESTAMP (without time zone) of t's wall clock in
+// its own location.
+func WallClockOf(t time.Time) Timestamp {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	return TimestampOf(time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC))
+}
+
+// Time returns the timestamp as a UTC time.Time.
+func (ts Timestamp) Time() time.Time {
+	sec := floorDiv(ts.Millis, 1000)
+	nanos := (ts.Millis-sec*1000)*1e6 + int64(ts.NanoOfMilli)
+	return time.Unix(sec, nanos).UTC()
+}
+
+// Nanos returns nanoseconds since the epoch; it overflows outside the years
+// 1678..2261.
+func (ts Timestamp) Nanos() int64 { return ts.Millis*1e6 + int64(ts.NanoOfMilli) }
+
+// Micros returns microseconds since the epoch, rounded down.
+func (ts Timestamp) Micros() int64 { return ts.Millis*1000 + int64(ts.NanoOfMilli)/1000 }
+
+// Compare orders timestamps by instant: -1, 0 or +1.
+func (ts Timestamp) Compare(o Timestamp) int {
+	switch {
+	case ts.Millis < o.Millis:
+		return -1
+	case ts.Millis > o.Millis:
+		return 1
+	case ts.NanoOfMilli < o.NanoOfMilli:
+		return -1
+	case ts.NanoOfMilli > o.NanoOfMilli:
+		return 1
+	}
+	return 0
+}
+
+// String returns the timestamp as ISO-8601 text in UTC with nanoseconds,
+// trailing zero fractions trimmed: 2024-05-30T12:00:00.000123456.
+func (ts Timestamp) String() string {
+	return ts.Time().Format("2006-01-02T15:04:05.999999999")
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// Decimal is a DECIMAL value: Unscaled × 10^-Scale. Unscaled is never nil in a
+// value built by lakecore.
+type Decimal struct {
+	Unscaled *big.Int
+	Scale    int
+}
+
+// NewDecimal returns the decimal unscaled × 10^-scale.
+func NewDecimal(unscaled int64, scale int) Decimal {
+	return Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
+}
+
+// ParseDecimal parses s ("-123.45", "1e3", "0.5") exactly, without going
+// through floating point, and rescales it to scale. It fails if the value
+// does not fit precision digits or needs rounding to fit scale.
+func ParseDecimal(s string, precision, scale int) (Decimal, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok {
+		return Decimal{}, fmt.Errorf("%q is not a decimal number", s)
+	}
+	return DecimalFromRat(r, precision, scale)
+}
+
+// DecimalFromRat converts r to DECIMAL(precision, scale) exactly; it fails if
+// r needs rounding to fit scale or has more than precision digits.
+func DecimalFromRat(r *big.Rat, precision, scale int) (Decimal, error) {
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
+	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(pow))
+	if !scaled.IsInt() {
+		return Decimal{}, fmt.Errorf("%s has more than %d fraction digits", r.RatString(), scale)
+	}
+	d := Decimal{Unscaled: new(big.Int).Set(scaled.Num()), Scale: scale}
+	if !d.FitsPrecision(precision) {
+		return Decimal{}, fmt.Errorf("%s does not fit DECIMAL(%d, %d)", d, precision, scale)
+	}
+	return d, nil
+}
+
+// FitsPrecision reports whether the unscaled value has at most precision digits.
+func (d Decimal) FitsPrecision(precision int) bool {
+	if d.Unscaled == nil {
+		return true
+	}
+	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil)
+	return new(big.Int).Abs(d.Unscaled).Cmp(limit) < 0
+}
+
+// Rat returns the exact value as a big.Rat.
+func (d Decimal) Rat() *big.Rat {
+	if d.Unscaled == nil {
+		return new(big.Rat)
+	}
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)
+	return new(big.Rat).SetFrac(d.Unscaled, pow)
+}
+
+// Cmp compares the values of two decimals, whatever their scales.
+func (d Decimal) Cmp(o Decimal) int { return d.Rat().Cmp(o.Rat()) }
+
+// String returns the plain decimal text with exactly Scale fraction digits,
+// as Java's BigDecimal.toPlainString: "-123.45000".
+func (d Decimal) String() string {
+	u := d.Unscaled
+	if u == nil {
+		u = new(big.Int)
+	}
+	neg := u.Sign() < 0
+	digits := new(big.Int).Abs(u).String()
+	if d.Scale > 0 {
+		if len(digits) <= d.Scale {
+			digits = strings.Repeat("0", d.Scale-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-d.Scale] + "." + digits[len(digits)-d.Scale:]
+	} else if d.Scale < 0 {
+		digits += strings.Repeat("0", -d.Scale)
+	}
+	if neg {
+		return "-" + digits
+	}
+	return digits
+}
+
+// Map is a MAP or MULTISET value: entries in order, Keys[i] maps to Values[i].
+// For a MULTISET, Values holds each element's int32 count.
+type Map struct {
+	Keys   []any
+	Values []any
+}
+
+// Len returns the number of entries.
+func (m Map) Len() int { return len(m.Keys) }
