@@ -1,0 +1,231 @@
+package org.benthospaimon.interop;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.CatalogContext;
+import org.apache.paimon.catalog.CatalogFactory;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.options.Options;
+
+/**
+ * Entry point of the Java Paimon interop oracle.
+ *
+ * <pre>
+ * read      --warehouse W --database D --table T [--snapshot N] [--filter EXPR] [--no-exact]
+ * plan      --warehouse W --database D --table T [--snapshot N] [--filter EXPR]
+ * write     --warehouse W --database D --table T --spec FILE
+ * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
+ * snapshots --warehouse W --database D --table T
+ * version
+ * </pre>
+ *
+ * Output goes to stdout as JSON lines; errors go to stderr as one line starting "paimon-interop:" and the
+ * exit code is 1 (2 for a usage error).
+ */
+public final class Main {
+
+    private Main() {}
+
+    /** A usage error: exit code 2. */
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    public static void main(String[] args) {
+        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
+        int code;
+        try {
+            run(args, out);
+            code = 0;
+        } catch (UsageException e) {
+            System.err.println("paimon-interop: " + e.getMessage());
+            System.err.println(usage());
+            code = 2;
+        } catch (Throwable e) {
+            System.err.println("paimon-interop: " + (args.length > 0 ? args[0] + ": " : "") + describe(e));
+            if (System.getenv("PAIMON_INTEROP_TRACE") != null) {
+                e.printStackTrace();
+            }
+            code = 1;
+        }
+        out.flush();
+        System.exit(code);
+    }
+
+    static void run(String[] args, PrintStream out) throws Exception {
+        if (args.length == 0) {
+            throw new UsageException("missing command");
+        }
+        String cmd = args[0];
+        Map<String, String> flags = parseFlags(args, 1);
+        switch (cmd) {
+            case "version":
+                out.println(
+                        "{\"paimon\":"
+                                + Canonical.quote(paimonVersion())
+                                + ",\"java\":"
+                                + Canonical.quote(System.getProperty("java.version"))
+                                + "}");
+                return;
+            case "read":
+                allow(flags, "warehouse", "database", "table", "snapshot", "filter", "no-exact");
+                try (Catalog c = catalog(flags)) {
+                    Reader.read(c, ident(flags), longFlag(flags, "snapshot"), flags.get("filter"),
+                            !flags.containsKey("no-exact"), out);
+                }
+                return;
+            case "plan":
+                allow(flags, "warehouse", "database", "table", "snapshot", "filter");
+                try (Catalog c = catalog(flags)) {
+                    Reader.plan(c, ident(flags), longFlag(flags, "snapshot"), flags.get("filter"), out);
+                }
+                return;
+            case "write":
+                allow(flags, "warehouse", "database", "table", "spec");
+                try (Catalog c = catalog(flags)) {
+                    Writer.write(c, ident(flags), java.nio.file.Path.of(required(flags, "spec")), out);
+                }
+                return;
+            case "expire":
+                allow(flags, "warehouse", "database", "table", "retain-max", "retain-min");
+                try (Catalog c = catalog(flags)) {
+                    Long min = longFlag(flags, "retain-min");
+                    int n = Writer.expire(c, ident(flags), Math.toIntExact(longFlag(flags, "retain-max", true)),
+                            min == null ? 1 : Math.toIntExact(min));
+                    out.println("{\"expired\":" + n + "}");
+                }
+                return;
+            case "snapshots":
+                allow(flags, "warehouse", "database", "table");
+                try (Catalog c = catalog(flags)) {
+                    Reader.snapshots(c, ident(flags), out);
+                }
+                return;
+            default:
+                throw new UsageException("unknown command " + cmd);
+        }
+    }
+
+    static String usage() {
+        return "usage: Main read|plan|write|expire|snapshots|version --warehouse W --database D --table T"
+                + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
+    }
+
+    /** Paimon's version, from the bundled Maven metadata. */
+    static String paimonVersion() {
+        try (var in = Catalog.class.getResourceAsStream(
+                "/META-INF/maven/org.apache.paimon/paimon-core/pom.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            return p.getProperty("version", "unknown");
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
+    static Catalog catalog(Map<String, String> flags) {
+        String warehouse = required(flags, "warehouse");
+        Options options = new Options();
+        options.set("warehouse", java.nio.file.Path.of(warehouse).toAbsolutePath().toString());
+        return CatalogFactory.createCatalog(CatalogContext.create(options));
+    }
+
+    static Identifier ident(Map<String, String> flags) {
+        return Identifier.create(required(flags, "database"), required(flags, "table"));
+    }
+
+    static String required(Map<String, String> flags, String name) {
+        String v = flags.get(name);
+        if (v == null || v.isEmpty()) {
+            throw new UsageException("missing --" + name);
+        }
+        return v;
+    }
+
+    static Long longFlag(Map<String, String> flags, String name) {
+        return longFlag(flags, name, false);
+    }
+
+    static Long longFlag(Map<String, String> flags, String name, boolean required) {
+        String v = required ? required(flags, name) : flags.get(name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " wants an integer, got " + v);
+        }
+    }
+
+    static void allow(Map<String, String> flags, String... names) {
+        List<String> ok = List.of(names);
+        for (String k : flags.keySet()) {
+            if (!ok.contains(k)) {
+                throw new UsageException("unknown flag --" + k);
+            }
+        }
+    }
+
+    /** Parses "--name value" pairs; "--no-exact" is the one flag without a value. */
+    static Map<String, String> parseFlags(String[] args, int from) {
+        Map<String, String> flags = new HashMap<>();
+        List<String> rest = new ArrayList<>();
+        for (int i = from; i < args.length; i++) {
+            String a = args[i];
+            if (!a.startsWith("--")) {
+                rest.add(a);
+                continue;
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (name.equals("no-exact")) {
+                value = "true";
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new UsageException("flag --" + name + " needs a value");
+            }
+            if (flags.put(name, value) != null) {
+                throw new UsageException("flag --" + name + " given twice");
+            }
+        }
+        if (!rest.isEmpty()) {
+            throw new UsageException("unexpected arguments " + rest);
+        }
+        return flags;
+    }
+
+    static String describe(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        Throwable t = e;
+        int depth = 0;
+        while (t != null && depth < 6) {
+            if (depth > 0) {
+                sb.append(" <- ");
+            }
+            sb.append(t.getClass().getSimpleName());
+            if (t.getMessage() != null) {
+                sb.append(": ").append(t.getMessage().replace('\n', ' '));
+            }
+            t = t.getCause() == t ? null : t.getCause();
+            depth++;
+        }
+        return sb.toString();
+    }
+}
