@@ -17,7 +17,8 @@ import (
 //
 // Decode never panics: every offset and length is checked against the
 // section it points into (the row, or the nested array, map or row), and
-// errors wrap ErrCorrupt with the field path and what is wrong. Bytes after
+// errors wrap ErrCorrupt with the field path and what is wrong (or
+// ErrUnsupportedType for a malformed nested type). Bytes after
 // the last variable-length item are ignored, as Java does; the RowKind
 // header byte is not checked.
 func Decode(fieldTypes []types.DataType, row []byte) ([]any, error) {
@@ -225,7 +226,7 @@ func readDecimal(sec []byte, slot int, t types.DataType) (any, error) {
 		}
 		u = javaBigIntegerFromBytes(b)
 	}
-	if new(big.Int).Abs(u).Cmp(pow10(t.Precision)) >= 0 {
+	if !fitsPrecision(u, t.Precision) {
 		return nil, corrupt("unscaled decimal %s does not fit precision %d", u, t.Precision)
 	}
 	return types.Decimal{Unscaled: u, Scale: t.Scale}, nil

@@ -436,13 +436,27 @@ func unscaledAt(d types.Decimal, precision, scale int) (*big.Int, error) {
 		}
 		u = q
 	}
-	if new(big.Int).Abs(u).Cmp(pow10(precision)) >= 0 {
+	if !fitsPrecision(u, precision) {
 		return nil, fmt.Errorf("%w: %s does not fit DECIMAL(%d, %d)", ErrInvalidValue, d, precision, scale)
 	}
 	return u, nil
 }
 
 func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+
+// fitsPrecision reports whether |u| < 10^precision, without big arithmetic
+// for compact values.
+func fitsPrecision(u *big.Int, precision int) bool {
+	if precision <= compactDecimalPrecision && u.IsInt64() {
+		limit := int64(1)
+		for range precision {
+			limit *= 10
+		}
+		v := u.Int64()
+		return v > -limit && v < limit
+	}
+	return new(big.Int).Abs(u).Cmp(pow10(precision)) < 0
+}
 
 // javaBigIntegerBytes is BigInteger.toByteArray: the minimal big-endian two's
 // complement form, at least one byte.

@@ -18,12 +18,12 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// fixtureRoot returns shared/fixtures/paimon beside the repository clone.
-func fixtureRoot(tb testing.TB) string {
-	tb.Helper()
+// findFixtureRoot locates shared/fixtures/paimon beside the repository
+// clone: the directory holding go.mod, then ../shared/fixtures/paimon.
+func findFixtureRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		tb.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -31,13 +31,23 @@ func fixtureRoot(tb testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("go.mod not found above the test directory")
+			return "", errors.New("go.mod not found above the test directory")
 		}
 		dir = parent
 	}
 	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
 	if _, err := os.Stat(root); err != nil {
-		tb.Skipf("Paimon fixtures not found at %s (they sit beside the clone in CI)", root)
+		return "", fmt.Errorf("Paimon fixtures not found at %s (they sit beside the clone in CI)", root)
+	}
+	return root, nil
+}
+
+// fixtureRoot is findFixtureRoot for tests, which skip without fixtures.
+func fixtureRoot(tb testing.TB) string {
+	tb.Helper()
+	root, err := findFixtureRoot()
+	if err != nil {
+		tb.Skip(err)
 	}
 	return root
 }
