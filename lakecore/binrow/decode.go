@@ -162,18 +162,15 @@ func readValue(sec []byte, slot int, t types.DataType) (any, error) {
 		}
 		return decodeArray(*t.Element, b)
 	case types.KindMap, types.KindMultiset:
-		key, value := t.Key, t.Value
-		if t.Kind == types.KindMultiset {
-			key, value = t.Element, &multisetValueType
-		}
-		if key == nil || value == nil {
-			return nil, fmt.Errorf("%w: %s without element, key or value type", ErrUnsupportedType, t.Kind)
+		key, value, err := mapTypes(t)
+		if err != nil {
+			return nil, err
 		}
 		b, err := readSection(sec, slot)
 		if err != nil {
 			return nil, err
 		}
-		return decodeMap(*key, *value, b)
+		return decodeMap(key, value, b)
 	case types.KindRow:
 		b, err := readSection(sec, slot)
 		if err != nil {

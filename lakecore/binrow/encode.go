@@ -212,9 +212,21 @@ func encodeMap(key, value types.DataType, m types.Map) ([]byte, error) {
 	return append(append(out, keys...), vals...), nil
 }
 
-// multisetValueType is the count type of a MULTISET's BinaryMap
-// (InternalSerializers.create: IntType NOT NULL).
-var multisetValueType = types.IntType().NotNull()
+// mapTypes returns the key and value types of a MAP, or of a MULTISET's
+// BinaryMap, whose values are the INT NOT NULL counts
+// (InternalSerializers.create).
+func mapTypes(t types.DataType) (key, value types.DataType, err error) {
+	if t.Kind == types.KindMultiset {
+		if t.Element == nil {
+			return key, value, fmt.Errorf("%w: MULTISET without element type", ErrUnsupportedType)
+		}
+		return *t.Element, types.IntType().NotNull(), nil
+	}
+	if t.Key == nil || t.Value == nil {
+		return key, value, fmt.Errorf("%w: MAP without key or value type", ErrUnsupportedType)
+	}
+	return *t.Key, *t.Value, nil
+}
 
 // writeValue writes the non-nil v of type t into the slot at offset slot of
 // buf, appending any variable-length data to buf (offsets are relative to the
@@ -309,18 +321,15 @@ func writeValue(buf []byte, slot int, t types.DataType, v any) ([]byte, error) {
 		}
 		return appendVar(buf, slot, nested), nil
 	case types.KindMap, types.KindMultiset:
-		key, value := t.Key, t.Value
-		if t.Kind == types.KindMultiset {
-			key, value = t.Element, &multisetValueType
-		}
-		if key == nil || value == nil {
-			return nil, fmt.Errorf("%w: %s without element, key or value type", ErrUnsupportedType, t.Kind)
+		key, value, err := mapTypes(t)
+		if err != nil {
+			return nil, err
 		}
 		m, ok := v.(types.Map)
 		if !ok {
 			return nil, wrongType(t, v)
 		}
-		nested, err := encodeMap(*key, *value, m)
+		nested, err := encodeMap(key, value, m)
 		if err != nil {
 			return nil, err
 		}

@@ -311,6 +311,8 @@ func TestEncodeErrors(t *testing.T) {
 		{"row arity", []types.DataType{rowABT}, []any{[]any{int32(1)}}, binrow.ErrInvalidValue, "ROW of 2 fields given 1 values"},
 		{"nested element", []types.DataType{types.ArrayType(intT)}, []any{[]any{int32(1), "2"}}, binrow.ErrInvalidValue, "field 0 (ARRAY<INT>): element 1 (INT)"},
 		{"array without element type", []types.DataType{noElem}, []any{[]any{}}, binrow.ErrUnsupportedType, "ARRAY without element type"},
+		{"multiset without element type", []types.DataType{{Kind: types.KindMultiset}}, []any{types.Map{}}, binrow.ErrUnsupportedType, "MULTISET without element type"},
+		{"map without value type", []types.DataType{{Kind: types.KindMap, Key: &intT}}, []any{types.Map{}}, binrow.ErrUnsupportedType, "MAP without key or value type"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

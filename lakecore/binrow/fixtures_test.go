@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -321,7 +322,7 @@ func collectFixtureRows(tb testing.TB) ([]fixtureRow, []fixtureEntry) {
 				case rec["_INDEX_TYPE"] != nil: // index manifest
 					add("_PARTITION", rt.partition, rec["_PARTITION"])
 				default:
-					tb.Fatalf("%s: unknown record with keys %v", where, keysOf(rec))
+					tb.Fatalf("%s: unknown record with keys %v", where, sortedKeys(rec))
 				}
 			}
 		}
@@ -329,14 +330,7 @@ func collectFixtureRows(tb testing.TB) ([]fixtureRow, []fixtureEntry) {
 	return rows, entries
 }
 
-func keysOf(m map[string]any) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // TestFixtureRowsRoundTrip decodes every BinaryRow of the Java-written
 // manifests and checks that encoding the values again gives Java's bytes.
@@ -444,18 +438,9 @@ func TestFixturePartitionPaths(t *testing.T) {
 		"cpp-java13snap-append-unaware-timestamps:",
 	} {
 		if !checked[want] {
-			t.Errorf("partition %q not seen; seen %v", want, keysOfBool(checked))
+			t.Errorf("partition %q not seen; seen %v", want, sortedKeys(checked))
 		}
 	}
-}
-
-func keysOfBool(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // TestFixtureBuckets recomputes the bucket of every data file of a
