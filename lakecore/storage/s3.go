@@ -55,7 +55,8 @@ type S3Config struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
 
 	// HTTPClient replaces the SDK's HTTP client (tests inject transport
-	// faults through its Transport); nil means the SDK's.
+	// faults through its Transport); nil means the SDK's. A custom CA bundle
+	// (AWS_CA_BUNDLE) is then the client's business.
 	HTTPClient *http.Client
 	// RequestTimeout bounds every S3 call, body transfer included; 0 means
 	// only the caller's context bounds it.
@@ -131,9 +132,6 @@ func NewS3Client(ctx context.Context, cfg S3Config) (*s3.Client, error) {
 		opts = append(opts, config.WithCredentialsProvider(
 			credentials.NewStaticCredentialsProvider(cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken)))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, config.WithHTTPClient(cfg.HTTPClient))
-	}
 	if cfg.RetryMaxAttempts > 0 {
 		opts = append(opts, config.WithRetryMaxAttempts(cfg.RetryMaxAttempts))
 	}
@@ -154,6 +152,11 @@ func NewS3Client(ctx context.Context, cfg S3Config) (*s3.Client, error) {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 		}
 		o.UsePathStyle = cfg.ForcePathStyle
+		if cfg.HTTPClient != nil {
+			// Set here, not at LoadDefaultConfig, which refuses a plain
+			// *http.Client when AWS_CA_BUNDLE is set.
+			o.HTTPClient = cfg.HTTPClient
+		}
 		// Ranged GETs and multipart objects carry no full-object checksum;
 		// the SDK would log that on every read.
 		o.DisableLogOutputChecksumValidationSkipped = true

@@ -73,7 +73,7 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < want {
 		cur := off + int64(n)
-		c, size, err := f.fromCache(p[n:want], cur)
+		c, size, sequential, err := f.fromCache(p[n:want], cur)
 		if err != nil {
 			return n, err
 		}
@@ -91,7 +91,7 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 		}
 		size = max(size, rest)
 		start, end := cur, min(f.size, cur+size)
-		if end-start < size {
+		if !sequential && end-start < size {
 			start = max(0, end-size)
 		}
 		buf := make([]byte, end-start)
@@ -107,25 +107,27 @@ func (f *s3File) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // fromCache copies what a window holds at off into p. On a miss it returns
-// the size of the window to fetch: doubled if off continues a window.
-func (f *s3File) fromCache(p []byte, off int64) (int, int64, error) {
+// the size of the window to fetch, doubled if off continues a window
+// (sequential).
+func (f *s3File) fromCache(p []byte, off int64) (n int, size int64, sequential bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
-		return 0, 0, fmt.Errorf("read %s: %w", f.s.uri(f.path), errors.New("file already closed"))
+		return 0, 0, false, fmt.Errorf("read %s: %w", f.s.uri(f.path), errors.New("file already closed"))
 	}
 	f.tick++
-	size := f.s.cfg.ReadAhead
+	size = f.s.cfg.ReadAhead
 	for _, w := range f.windows {
 		if off >= w.off && off < w.end() {
 			w.used = f.tick
-			return copy(p, w.data[off-w.off:]), 0, nil
+			return copy(p, w.data[off-w.off:]), 0, false, nil
 		}
 		if off == w.end() {
 			size = max(size, min(2*int64(len(w.data)), MaxReadAhead))
+			sequential = true
 		}
 	}
-	return 0, size, nil
+	return 0, size, sequential, nil
 }
 
 // store caches w, replacing a window it continues or else the least

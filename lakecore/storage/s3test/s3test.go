@@ -78,21 +78,39 @@ func Endpoint(t testing.TB) storage.S3Config {
 		}
 	}
 	root, err := repoRoot()
-	bin := filepath.Join(root, versitygwPath)
-	if err == nil {
-		_, err = os.Stat(bin)
-	}
 	if err != nil {
-		msg := fmt.Sprintf("s3test: no S3 server: set %s=http://host:port (with %s/%s, default %s/%s), "+
-			"or build versitygw with `bash .ci/s3.sh install` in the repository root (creates %s; here: %v); "+
-			"%s=1 makes this a failure instead of a skip",
-			EnvEndpoint, EnvAccessKey, EnvSecretKey, DefaultAccessKey, DefaultSecretKey, versitygwPath, err, EnvRequire)
-		if os.Getenv(EnvRequire) == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		noServer(t, err)
+		return storage.S3Config{}
+	}
+	return endpointAt(t, root)
+}
+
+// endpointAt starts <root>/.ci/bin/versitygw, or skips (fails) without it.
+func endpointAt(t testing.TB, root string) storage.S3Config {
+	t.Helper()
+	bin := filepath.Join(root, versitygwPath)
+	if _, err := os.Stat(bin); err != nil {
+		noServer(t, err)
+		return storage.S3Config{}
 	}
 	return startVersitygw(t, bin)
+}
+
+// NoServerMessage starts the message of the skip (or failure) when no S3
+// server is available.
+const NoServerMessage = "s3test: no S3 server"
+
+func noServer(t testing.TB, cause error) {
+	t.Helper()
+	msg := fmt.Sprintf("%s: set %s=http://host:port (with %s/%s, default %s/%s), "+
+		"or build versitygw with `bash .ci/s3.sh install` in the repository root (creates %s; here: %v); "+
+		"%s=1 makes this a failure instead of a skip",
+		NoServerMessage, EnvEndpoint, EnvAccessKey, EnvSecretKey, DefaultAccessKey, DefaultSecretKey, versitygwPath, cause, EnvRequire)
+	if os.Getenv(EnvRequire) == "1" {
+		t.Fatal(msg)
+		return
+	}
+	t.Skip(msg)
 }
 
 func envOr(name, def string) string {
