@@ -22,6 +22,7 @@ import org.apache.paimon.options.Options;
  * write     --warehouse W --database D --table T --spec FILE
  * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
  * snapshots --warehouse W --database D --table T
+ * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * version
  * </pre>
  *
@@ -109,8 +110,30 @@ public final class Main {
                     Reader.snapshots(c, ident(flags), out);
                 }
                 return;
+            case "canon-float":
+                // stdin lines "f <hex32>" or "d <hex64>" (IEEE bits) -> canonical text; for cross-checking the
+                // float rendering of other implementations (python/canonical.py, the Go driver)
+                allow(flags);
+                canonFloat(out);
+                return;
             default:
                 throw new UsageException("unknown command " + cmd);
+        }
+    }
+
+    static void canonFloat(PrintStream out) throws java.io.IOException {
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] p = line.trim().split("\\s+");
+            if (p.length != 2) {
+                continue;
+            }
+            if (p[0].equals("f")) {
+                out.println(Canonical.formatFloat(Float.intBitsToFloat(Integer.parseUnsignedInt(p[1], 16))));
+            } else {
+                out.println(Canonical.formatDouble(Double.longBitsToDouble(Long.parseUnsignedLong(p[1], 16))));
+            }
         }
     }
 

@@ -76,8 +76,10 @@ final class Reader {
             DataSplit ds = (DataSplit) s;
             String partition = Canonical.row(partType, ds.partition());
             for (DataFileMeta f : ds.dataFiles()) {
+                String path = f.externalPath().orElse(ds.bucketPath() + "/" + f.fileName());
                 lines.add("{\"partition\":" + partition + ",\"bucket\":" + ds.bucket() + ",\"file\":"
-                        + Canonical.quote(f.fileName()) + ",\"rowCount\":" + f.rowCount() + ",\"level\":"
+                        + Canonical.quote(f.fileName()) + ",\"path\":" + Canonical.quote(path)
+                        + ",\"rowCount\":" + f.rowCount() + ",\"level\":"
                         + f.level() + ",\"schemaId\":" + f.schemaId() + "}");
             }
         }
