@@ -1,0 +1,356 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+)
+
+const (
+	snapshotPrefix = "snapshot-"
+	// LatestHint and EarliestHint are the hint files of the snapshot
+	// directory (HintFileUtils.LATEST, EARLIEST): a decimal id, no newline.
+	LatestHint   = "LATEST"
+	EarliestHint = "EARLIEST"
+	// hintReadAttempts is HintFileUtils.READ_HINT_RETRY_NUM.
+	hintReadAttempts = 3
+)
+
+// Manager reads and commits the snapshots of one table, following
+// apache/paimon paimon-core/src/main/java/org/apache/paimon/utils/
+// SnapshotManager.java and HintFileUtils.java. It keeps no state besides
+// its arguments and is safe for concurrent use.
+type Manager struct {
+	fio       storage.FileIO
+	tablePath string
+}
+
+// NewManager returns the snapshot manager of the table at tablePath
+// (relative to fio's root, e.g. "db.db/t").
+func NewManager(fio storage.FileIO, tablePath string) *Manager {
+	return &Manager{fio: fio, tablePath: strings.TrimSuffix(tablePath, "/")}
+}
+
+// Dir is the table's snapshot directory.
+func (m *Manager) Dir() string { return path.Join(m.tablePath, "snapshot") }
+
+// Path is the path of snapshot-<id>.
+func (m *Manager) Path(id int64) string {
+	return m.Dir() + "/" + snapshotPrefix + strconv.FormatInt(id, 10)
+}
+
+// parseVersioned parses "<prefix><digits>" with no sign and no other text.
+func parseVersioned(name, prefix string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil
+}
+
+// ListIDs returns the ids of all snapshot-<n> files in ascending order.
+// Hint files, hidden temporary files (".snapshot-3.<uuid>.tmp") and any
+// other name are ignored.
+func (m *Manager) ListIDs(ctx context.Context) ([]int64, error) {
+	infos, err := m.fio.List(ctx, m.Dir(), false)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots of %s: %w", m.tablePath, err)
+	}
+	var ids []int64
+	for _, fi := range infos {
+		if fi.IsDir {
+			continue
+		}
+		if id, ok := parseVersioned(path.Base(fi.Path), snapshotPrefix); ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// readHint reads a hint file as HintFileUtils.readHint does: any failure
+// (missing file, read error after 3 attempts, content that Long.parseLong
+// rejects, such as a trailing newline) means no hint.
+func (m *Manager) readHint(ctx context.Context, name string) (int64, bool) {
+	p := m.Dir() + "/" + name
+	for attempt := 0; attempt < hintReadAttempts; attempt++ {
+		data, err := m.fio.ReadFile(ctx, p)
+		if err != nil {
+			if errors.Is(err, storage.ErrNotExist) || ctx.Err() != nil {
+				return 0, false
+			}
+			continue
+		}
+		id, err := strconv.ParseInt(string(data), 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		return id, true
+	}
+	return 0, false
+}
+
+func (m *Manager) exists(ctx context.Context, id int64) (bool, error) {
+	ok, err := storage.Exists(ctx, m.fio, m.Path(id))
+	if err != nil {
+		return false, fmt.Errorf("check snapshot %s: %w", m.Path(id), err)
+	}
+	return ok, nil
+}
+
+// LatestID returns the id of the latest snapshot; ok is false when the
+// table has none. As HintFileUtils.findLatest: LATEST = N is trusted when
+// N > 0 and snapshot-(N+1) does not exist (N itself is not checked, as in
+// Java); otherwise, including a missing or unreadable hint, the directory
+// is listed and the highest id wins.
+func (m *Manager) LatestID(ctx context.Context) (id int64, ok bool, err error) {
+	if hint, has := m.readHint(ctx, LatestHint); has && hint > 0 {
+		next, err := m.exists(ctx, hint+1)
+		if err != nil {
+			return 0, false, err
+		}
+		if !next {
+			return hint, true, nil
+		}
+	}
+	ids, err := m.ListIDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return 0, false, err
+	}
+	return ids[len(ids)-1], true, nil
+}
+
+// EarliestID returns the id of the earliest retained snapshot; ok is false
+// when the table has none. As HintFileUtils.findEarliest: EARLIEST = N is
+// trusted when snapshot-N exists; otherwise the directory is listed and the
+// lowest id wins.
+func (m *Manager) EarliestID(ctx context.Context) (id int64, ok bool, err error) {
+	if hint, has := m.readHint(ctx, EarliestHint); has {
+		there, err := m.exists(ctx, hint)
+		if err != nil {
+			return 0, false, err
+		}
+		if there {
+			return hint, true, nil
+		}
+	}
+	ids, err := m.ListIDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return 0, false, err
+	}
+	return ids[0], true, nil
+}
+
+// Get reads snapshot-<id>. A missing file (never written, or expired) gives
+// an error wrapping ErrSnapshotNotFound; a file that does not parse or holds
+// another id wraps ErrInvalidSnapshot. Errors name the file. Java re-reads
+// a snapshot that fails to parse up to 10 times (SnapshotManager.tryFromPath)
+// for stores that expose partial files; storage.FileIO publishes whole
+// files, so Get does not.
+func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
+	p := m.Path(id)
+	data, err := m.fio.ReadFile(ctx, p)
+	if errors.Is(err, storage.ErrNotExist) {
+		return nil, fmt.Errorf("read snapshot %s: %w: %w", p, ErrSnapshotNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", p, err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", p, err)
+	}
+	if s.ID != id {
+		return nil, fmt.Errorf("read snapshot %s: %w: the file holds snapshot id %d", p, ErrInvalidSnapshot, s.ID)
+	}
+	return s, nil
+}
+
+// Latest reads the latest snapshot, or returns nil, nil when the table has
+// no snapshot.
+func (m *Manager) Latest(ctx context.Context) (*Snapshot, error) {
+	id, ok, err := m.LatestID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return m.Get(ctx, id)
+}
+
+// Commit publishes s as snapshot-<s.ID>: the file is created exclusively
+// (storage.FileIO.WriteExclusive), which is the commit point. If the id is
+// taken the error wraps ErrSnapshotExists and storage.ErrExist; any other
+// error, including storage.ErrAmbiguous (the snapshot may or may not exist
+// now: look for it with FindCommit before retrying), is returned wrapped.
+// After success the LATEST hint is overwritten, best effort: a failure
+// there is ignored because readers verify the hint.
+//
+// s must have ID >= 1, a valid CommitKind, both manifest list names and a
+// commit user; otherwise the error wraps ErrInvalidSnapshot.
+func (m *Manager) Commit(ctx context.Context, s *Snapshot) error {
+	p := m.Path(s.ID)
+	switch {
+	case s.ID < 1:
+		return fmt.Errorf("commit snapshot %s: %w: id %d < 1", p, ErrInvalidSnapshot, s.ID)
+	case s.BaseManifestList == "" || s.DeltaManifestList == "":
+		return fmt.Errorf("commit snapshot %s: %w: missing manifest list", p, ErrInvalidSnapshot)
+	case s.CommitUser == "":
+		return fmt.Errorf("commit snapshot %s: %w: empty commit user", p, ErrInvalidSnapshot)
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		return fmt.Errorf("commit snapshot %s: %w", p, err)
+	}
+	if err := m.fio.WriteExclusive(ctx, p, data); err != nil {
+		if errors.Is(err, storage.ErrExist) {
+			return fmt.Errorf("commit snapshot %s: %w: %w", p, ErrSnapshotExists, err)
+		}
+		return fmt.Errorf("commit snapshot %s: %w", p, err)
+	}
+	_ = m.WriteLatestHint(ctx, s.ID) // best effort, like RenamingSnapshotCommit
+	return nil
+}
+
+// WriteLatestHint overwrites LATEST with id (HintFileUtils.commitLatestHint).
+func (m *Manager) WriteLatestHint(ctx context.Context, id int64) error {
+	return m.writeHint(ctx, LatestHint, id)
+}
+
+// WriteEarliestHint overwrites EARLIEST with id, as snapshot expiration
+// does (HintFileUtils.commitEarliestHint).
+func (m *Manager) WriteEarliestHint(ctx context.Context, id int64) error {
+	return m.writeHint(ctx, EarliestHint, id)
+}
+
+func (m *Manager) writeHint(ctx context.Context, name string, id int64) error {
+	p := m.Dir() + "/" + name
+	if err := m.fio.WriteFile(ctx, p, []byte(strconv.FormatInt(id, 10))); err != nil {
+		return fmt.Errorf("write hint %s: %w", p, err)
+	}
+	return nil
+}
+
+// Delete removes snapshot-<id>; a missing file is not an error.
+func (m *Manager) Delete(ctx context.Context, id int64) error {
+	if err := m.fio.Delete(ctx, m.Path(id)); err != nil {
+		return fmt.Errorf("delete snapshot %s: %w", m.Path(id), err)
+	}
+	return nil
+}
+
+// FindCommit returns the snapshot in (afterID, latest] written by user with
+// the given identifier and kind, or nil when there is none. It is how a
+// committer whose previous attempt had an unknown outcome learns that the
+// attempt did land (FileStoreCommitImpl.tryCommitOnce). Snapshots that no
+// longer exist are skipped.
+func (m *Manager) FindCommit(ctx context.Context, user string, identifier int64, kind CommitKind, afterID int64) (*Snapshot, error) {
+	latest, ok, err := m.LatestID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	for id := latest; id > afterID && id > 0; id-- {
+		s, err := m.Get(ctx, id)
+		if errors.Is(err, ErrSnapshotNotFound) {
+			if id == latest {
+				continue // a LATEST hint that points past the last snapshot
+			}
+			break // expired: so are all older ones
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.CommitUser == user && s.CommitIdentifier == identifier && s.CommitKind == kind {
+			return s, nil
+		}
+	}
+	return nil, nil
+}
+
+// LatestOfUser returns the latest snapshot committed by user, or nil: it
+// walks back from the latest snapshot and stops at the first one that does
+// not exist (expired), as SnapshotManager.latestSnapshotOfUser does.
+func (m *Manager) LatestOfUser(ctx context.Context, user string) (*Snapshot, error) {
+	latest, ok, err := m.LatestID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	for id := latest; id >= 1; id-- {
+		s, err := m.Get(ctx, id)
+		if errors.Is(err, ErrSnapshotNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.CommitUser == user {
+			return s, nil
+		}
+	}
+	return nil, nil
+}
+
+// EarlierThan returns the latest snapshot with TimeMillis < timeMillis, or
+// nil if even the earliest retained snapshot is at or after it (a
+// from-timestamp stream then starts at the earliest snapshot). It binary
+// searches the retained ids, assuming commit times increase with ids, as
+// TimeTravelUtil.earlierThanTimeMills does.
+func (m *Manager) EarlierThan(ctx context.Context, timeMillis int64) (*Snapshot, error) {
+	return m.lastWhere(ctx, func(t int64) bool { return t < timeMillis })
+}
+
+// LatestAtOrBefore returns the latest snapshot with TimeMillis <=
+// timeMillis, or nil if there is none (the time travel of
+// scan.timestamp-millis; SnapshotManager.earlierOrEqualTimeMills).
+func (m *Manager) LatestAtOrBefore(ctx context.Context, timeMillis int64) (*Snapshot, error) {
+	return m.lastWhere(ctx, func(t int64) bool { return t <= timeMillis })
+}
+
+// lastWhere finds the highest retained snapshot whose time satisfies ok,
+// where ok holds for a prefix of the ids.
+func (m *Manager) lastWhere(ctx context.Context, ok func(int64) bool) (*Snapshot, error) {
+	latest, has, err := m.LatestID(ctx)
+	if err != nil || !has {
+		return nil, err
+	}
+	earliest, has, err := m.EarliestID(ctx)
+	if err != nil || !has {
+		return nil, err
+	}
+	// The earliest snapshot that still exists (one may expire meanwhile).
+	var best *Snapshot
+	for id := earliest; id <= latest; id++ {
+		s, err := m.Get(ctx, id)
+		if errors.Is(err, ErrSnapshotNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		best = s
+		break
+	}
+	if best == nil || !ok(best.TimeMillis) {
+		return nil, nil
+	}
+	lo, hi := best.ID, latest
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		s, err := m.Get(ctx, mid)
+		if err != nil {
+			return nil, err
+		}
+		if ok(s.TimeMillis) {
+			lo, best = mid, s
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best, nil
+}
