@@ -24,13 +24,18 @@ var systemFieldNames = []string{"_SEQUENCE_NUMBER", "_VALUE_KIND", "_LEVEL", "ro
 //     (_SEQUENCE_NUMBER, _VALUE_KIND, _LEVEL, rowkind, _ROW_ID) or the
 //     "_KEY_" prefix;
 //   - partition keys name distinct top-level fields of atomic type;
-//   - every typed option parses (Options.Validate);
 //   - bucket = -1 must not have a "bucket-key"; bucket 0 or below -1 is an
 //     error; bucket > 0 needs a "bucket-key" whose fields exist, are not
 //     partition keys and are not ARRAY, MAP, MULTISET or ROW;
 //   - snapshot.num-retained.min >= 1 and <= snapshot.num-retained.max;
 //   - partition.expiration-time needs partition keys;
 //   - row-tracking.enabled needs bucket = -1.
+//
+// Like Java, it parses only the options these rules need, so that a table
+// Java can read is not refused for an option that matters only when writing
+// (CheckWritable checks every option). Unlike Java, it also rejects field ids
+// that repeat or exceed HighestFieldID and repeated partition keys: Java
+// never writes them, and reading by field id would be ambiguous.
 //
 // Errors wrap ErrInvalidSchema (option problems wrap ErrInvalidOption).
 func (s *TableSchema) Validate() error {
@@ -77,14 +82,17 @@ func (s *TableSchema) validate() error {
 		seen[k] = true
 	}
 	o := s.Opts()
-	if err := o.Validate(); err != nil {
-		return err
-	}
 	if err := s.validateBucket(o); err != nil {
 		return err
 	}
-	minRet, _ := o.SnapshotNumRetainedMin()
-	maxRet, _ := o.SnapshotNumRetainedMax()
+	minRet, err := o.SnapshotNumRetainedMin()
+	if err != nil {
+		return err
+	}
+	maxRet, err := o.SnapshotNumRetainedMax()
+	if err != nil {
+		return err
+	}
 	if minRet < 1 {
 		return fmt.Errorf("%w: %s should be at least 1, got %d", ErrInvalidOption, OptSnapshotNumRetainedMin, minRet)
 	}
@@ -92,10 +100,14 @@ func (s *TableSchema) validate() error {
 		return fmt.Errorf("%w: %s (%d) should not be larger than %s (%d)", ErrInvalidOption,
 			OptSnapshotNumRetainedMin, minRet, OptSnapshotNumRetainedMax, maxRet)
 	}
-	if _, set, _ := o.PartitionExpirationTime(); set && len(s.PartitionKeys) == 0 {
+	if _, set := o[OptPartitionExpirationTime]; set && len(s.PartitionKeys) == 0 {
 		return fmt.Errorf("%w: cannot set %q for a non-partitioned table", ErrInvalidOption, OptPartitionExpirationTime)
 	}
-	if rt, _ := o.RowTrackingEnabled(); rt {
+	rt, err := o.RowTrackingEnabled()
+	if err != nil {
+		return err
+	}
+	if rt {
 		if b, _ := o.Bucket(); b != -1 {
 			return fmt.Errorf("%w: %s needs bucket = -1, got %d", ErrInvalidOption, OptRowTrackingEnabled, b)
 		}
@@ -106,7 +118,10 @@ func (s *TableSchema) validate() error {
 // validateBucket follows SchemaValidation.validateBucket and
 // TableSchema.originalBucketKeys for a table without primary keys.
 func (s *TableSchema) validateBucket(o Options) error {
-	bucket, _ := o.Bucket()
+	bucket, err := o.Bucket()
+	if err != nil {
+		return err
+	}
 	keys := o.BucketKey()
 	for _, k := range keys {
 		i := types.FieldByName(s.Fields, k)
@@ -186,13 +201,18 @@ func validateType(t types.DataType, path string, ids map[int]string, highest int
 	return nil
 }
 
-// CheckWritable reports, wrapping ErrUnsupported, a table lakecore cannot
-// write correctly: data files other than Parquet ("file.format"), manifests
-// other than Avro ("manifest.format"), a bucket function other than
-// "default", row tracking or data evolution (which need row ids), or
-// external data paths. Call it, besides Validate, before writing.
+// CheckWritable reports a table lakecore cannot write correctly: an option
+// a writer reads that does not parse (Options.Validate; ErrInvalidOption),
+// or, wrapping ErrUnsupported, data files other than Parquet
+// ("file.format"), manifests other than Avro ("manifest.format"), a bucket
+// function other than "default", row tracking or data evolution (which need
+// row ids), or external data paths. Call it, besides Validate, before
+// writing.
 func (s *TableSchema) CheckWritable() error {
 	o := s.Opts()
+	if err := o.Validate(); err != nil {
+		return fmt.Errorf("schema %d: %w", s.ID, err)
+	}
 	if f := o.FileFormat(); f != "parquet" {
 		return fmt.Errorf("%w: %s = %q: lakecore writes parquet data files only", ErrUnsupported, OptFileFormat, f)
 	}
