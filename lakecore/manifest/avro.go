@@ -122,8 +122,39 @@ func (n *node) String() string {
 	return n.kind.String()
 }
 
+// schemaCache memoizes parsed writer schemas by their JSON text. A table's
+// manifests share one to three schema texts and parsing dominates decoding
+// small files, so the cache pays off; node trees are immutable once built, so
+// sharing them between goroutines is safe. It is bounded so that arbitrary
+// inputs (fuzzing, corrupt files) cannot grow it without limit.
+var schemaCache = struct {
+	sync.Mutex
+	m map[string]*node
+}{m: map[string]*node{}}
+
+const schemaCacheMax = 64
+
 // parseSchema parses writer schema JSON into a node tree.
 func parseSchema(text string) (*node, error) {
+	schemaCache.Lock()
+	n, ok := schemaCache.m[text]
+	schemaCache.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := parseSchemaUncached(text)
+	if err != nil {
+		return nil, err
+	}
+	schemaCache.Lock()
+	if len(schemaCache.m) < schemaCacheMax {
+		schemaCache.m[text] = n
+	}
+	schemaCache.Unlock()
+	return n, nil
+}
+
+func parseSchemaUncached(text string) (*node, error) {
 	// A private cache: named types of one file must not leak into another.
 	s, err := avro.ParseWithCache(text, "", &avro.SchemaCache{})
 	if err != nil {
@@ -695,9 +726,10 @@ type containerInfo struct {
 }
 
 // readContainer parses the object container in data and calls fn for each
-// top-level record. A top-level ["null", record] union (Paimon <= 0.8 and
-// early 0.9) is unwrapped; a null row is an error, as in Java.
-func readContainer(data []byte, fn func(i int, r *record) error) (containerInfo, error) {
+// top-level record, after telling reserve how many records the next block
+// holds. A top-level ["null", record] union (Paimon <= 0.8 and early 0.9) is
+// unwrapped; a null row is an error, as in Java.
+func readContainer(data []byte, reserve func(n int), fn func(r *record) error) (containerInfo, error) {
 	var info containerInfo
 	if len(data) < len(avroMagic) || string(data[:len(avroMagic)]) != avroMagic {
 		if bytes.HasPrefix(data, []byte("ORC")) {
@@ -783,6 +815,7 @@ func readContainer(data []byte, fn func(i int, r *record) error) (containerInfo,
 		if count > int64(len(plain)/max(top.minSize, 1)) {
 			return info, fmt.Errorf("%w: block %d: %d records cannot fit in %d bytes", ErrCorrupt, blockNo, count, len(plain))
 		}
+		reserve(int(count))
 		for range count {
 			v, err := bd.value(top, 0)
 			if err != nil {
@@ -791,7 +824,7 @@ func readContainer(data []byte, fn func(i int, r *record) error) (containerInfo,
 			if wrapped && v == nil {
 				return info, fmt.Errorf("%w: record %d is a null row", ErrCorrupt, index)
 			}
-			if err := fn(index, v.(*record)); err != nil {
+			if err := fn(v.(*record)); err != nil {
 				return info, fmt.Errorf("record %d: %w", index, err)
 			}
 			index++
@@ -948,6 +981,32 @@ func (c Codec) avroName() (string, error) {
 	return "", fmt.Errorf("%w: %q", ErrUnsupportedCodec, c.Name)
 }
 
+// zstdEncoders holds one encoder per klauspost level (there are four), built
+// on first use: building one allocates ~700 KB, and EncodeAll is safe for
+// concurrent use, so they are shared like zstdDecoder.
+var zstdEncoders struct {
+	sync.Mutex
+	m map[zstd.EncoderLevel]*zstd.Encoder
+}
+
+func zstdEncoder(level zstd.EncoderLevel) (*zstd.Encoder, error) {
+	zstdEncoders.Lock()
+	defer zstdEncoders.Unlock()
+	if e, ok := zstdEncoders.m[level]; ok {
+		return e, nil
+	}
+	// Avro's ZstandardCodec writes frames without a content checksum.
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, err
+	}
+	if zstdEncoders.m == nil {
+		zstdEncoders.m = map[zstd.EncoderLevel]*zstd.Encoder{}
+	}
+	zstdEncoders.m[level] = e
+	return e, nil
+}
+
 // containerWriter builds an object container in memory.
 type containerWriter struct {
 	out   []byte
@@ -969,10 +1028,7 @@ func newContainerWriter(schema string, c Codec) (*containerWriter, error) {
 		if level == 0 {
 			level = 1
 		}
-		// Avro's ZstandardCodec writes frames without a content checksum.
-		w.zstd, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
-			zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false))
-		if err != nil {
+		if w.zstd, err = zstdEncoder(zstd.EncoderLevelFromZstd(level)); err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}
 	}
@@ -1041,9 +1097,6 @@ func (w *containerWriter) flush() error {
 func (w *containerWriter) finish() ([]byte, error) {
 	if err := w.flush(); err != nil {
 		return nil, err
-	}
-	if w.zstd != nil {
-		_ = w.zstd.Close()
 	}
 	return w.out, nil
 }

@@ -17,6 +17,7 @@ package manifest
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // manifestVersion is the _VERSION of manifest and manifest-list records
@@ -148,7 +149,7 @@ func (e Entry) Identifier() string {
 // ErrCorrupt.
 func DecodeEntries(data []byte) ([]Entry, error) {
 	var out []Entry
-	_, err := readContainer(data, func(_ int, r *record) error {
+	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
 		e, err := decodeEntry(r)
 		if err != nil {
 			return err

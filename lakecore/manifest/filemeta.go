@@ -1,6 +1,9 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // FileMeta is a manifest-list record, ManifestFileMeta (apache/paimon:
 // paimon-core/src/main/java/org/apache/paimon/manifest/ManifestFileMeta.java
@@ -27,7 +30,7 @@ type FileMeta struct {
 // the same sentinels as DecodeEntries.
 func DecodeFileMetas(data []byte) ([]FileMeta, error) {
 	var out []FileMeta
-	_, err := readContainer(data, func(_ int, r *record) error {
+	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
 		m, err := decodeFileMeta(r)
 		if err != nil {
 			return err

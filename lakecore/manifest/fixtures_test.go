@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // fixtureRoot returns shared/fixtures/paimon beside the repository (the

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math/bits"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,7 +70,7 @@ type GlobalIndexMeta struct {
 // must be 1. Errors wrap the same sentinels as DecodeEntries.
 func DecodeIndexEntries(data []byte) ([]IndexEntry, error) {
 	var out []IndexEntry
-	_, err := readContainer(data, func(_ int, r *record) error {
+	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
 		e, err := decodeIndexEntry(r)
 		if err != nil {
 			return err
@@ -527,20 +528,20 @@ const (
 
 type roaring32 struct {
 	keys  []uint16
-	conts []container
+	conts []roaringContainer
 }
 
-// container holds the low 16 bits of the values sharing one high key. Exactly
+// roaringContainer holds the low 16 bits of the values sharing one high key. Exactly
 // one of array (sorted values), bitmap (1024 words) or runs (start, length-1
 // pairs) is set.
-type container struct {
+type roaringContainer struct {
 	array  []uint16
 	bitmap []uint64
 	runs   []uint16
 	card   int
 }
 
-func (c *container) contains(v uint16) bool {
+func (c *roaringContainer) contains(v uint16) bool {
 	switch {
 	case c.bitmap != nil:
 		return c.bitmap[v>>6]&(1<<(v&63)) != 0
@@ -651,7 +652,7 @@ func parseRoaring32(b []byte) (roaring32, int, error) {
 		pos += 4 * size
 	}
 	r.keys = make([]uint16, size)
-	r.conts = make([]container, size)
+	r.conts = make([]roaringContainer, size)
 	for i := range size {
 		key := binary.LittleEndian.Uint16(header[4*i:])
 		card := int(binary.LittleEndian.Uint16(header[4*i+2:])) + 1
