@@ -1,0 +1,174 @@
+package lakecore_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// fixtureRoot returns shared/fixtures/paimon beside the repository root (the
+// directory holding go.mod), or skips the test when the fixtures are absent.
+func fixtureRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("Paimon fixtures not found at %s", root)
+	}
+	return root
+}
+
+// fixtureFIO opens the warehouse of a fixture read-only in spirit: the
+// tests never write through it.
+func fixtureFIO(t testing.TB, fixture string) storage.FileIO {
+	t.Helper()
+	fio, err := storage.NewLocal(filepath.Join(fixtureRoot(t), fixture, "warehouse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fio
+}
+
+func openFixture(t testing.TB, fixture, table string) *lakecore.Table {
+	t.Helper()
+	tb, err := lakecore.NewCatalog(fixtureFIO(t, fixture)).OpenTable(context.Background(), "default", table)
+	if err != nil {
+		t.Fatalf("open %s: %v", fixture, err)
+	}
+	return tb
+}
+
+// render writes a value with its Go type, exactly: decimals with their
+// scale, timestamps to the nanosecond, nested values recursively.
+func render(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case types.Decimal:
+		return "dec:" + x.String()
+	case types.Timestamp:
+		return fmt.Sprintf("ts:%s(%d+%d)", x.Time().Format("2006-01-02T15:04:05.000000000"), x.Millis, x.NanoOfMilli)
+	case types.Date:
+		return fmt.Sprintf("date:%d", int32(x))
+	case types.Time:
+		return fmt.Sprintf("time:%d", int32(x))
+	case []byte:
+		return fmt.Sprintf("bytes:%q", x)
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = render(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case types.Map:
+		parts := make([]string, len(x.Keys))
+		for i := range x.Keys {
+			parts[i] = render(x.Keys[i]) + ": " + render(x.Values[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	default:
+		return fmt.Sprintf("%T:%v", v, v)
+	}
+}
+
+func renderRows(rows [][]any) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = render([]any(r))
+	}
+	return out
+}
+
+// assertRows compares rows as multisets.
+func assertRows(t testing.TB, got, want [][]any) {
+	t.Helper()
+	g, w := renderRows(got), renderRows(want)
+	slices.Sort(g)
+	slices.Sort(w)
+	if !slices.Equal(g, w) {
+		t.Errorf("rows differ:\n got  %d:\n  %s\n want %d:\n  %s", len(g), strings.Join(g, "\n  "), len(w), strings.Join(w, "\n  "))
+	}
+}
+
+// ts parses a wall-clock timestamp ("2033-05-18T03:33:20.000001001" or
+// with a space) as a TIMESTAMP value.
+func ts(t testing.TB, s string) types.Timestamp {
+	t.Helper()
+	s = strings.Replace(s, " ", "T", 1)
+	tm, err := time.Parse("2006-01-02T15:04:05.999999999", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return types.TimestampOf(tm)
+}
+
+func dec(t testing.TB, s string, p, sc int) types.Decimal {
+	t.Helper()
+	d, err := types.ParseDecimal(s, p, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func mustLatest(t testing.TB, tb *lakecore.Table) *snapshot.Snapshot {
+	t.Helper()
+	s, err := tb.Snapshots().Latest(context.Background())
+	if err != nil || s == nil {
+		t.Fatalf("latest snapshot: %v", err)
+	}
+	return s
+}
+
+// drain reads an iterator to the end, checking that positions are
+// consecutive within each file.
+func drain(t testing.TB, it *read.RowIterator) [][]any {
+	t.Helper()
+	var out [][]any
+	next := map[string]int64{}
+	for {
+		rows, pos, err := it.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 {
+			t.Fatal("empty batch")
+		}
+		if pos.Row < next[pos.File] {
+			t.Fatalf("batch at %s:%d overlaps the previous one ending at %d", pos.File, pos.Row, next[pos.File])
+		}
+		next[pos.File] = pos.Row + int64(len(rows))
+		out = append(out, rows...)
+	}
+}

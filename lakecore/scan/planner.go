@@ -1,0 +1,436 @@
+// Package scan plans reads of a Paimon table: which data files of a
+// snapshot are live (a full plan) or new (a delta plan), grouped into splits
+// per partition and bucket with their deletion vectors, and the streaming
+// scanner that turns the sequence of snapshots into a sequence of plans with
+// Paimon's startup modes and follow-up rules (paimon-behaviour.md §2).
+//
+// Planning follows apache/paimon paimon-core/.../operation/AbstractFileStoreScan.java
+// and ManifestsReader.java: the manifest lists of the snapshot are read, the
+// manifests that cannot hold a wanted partition are skipped by their
+// partition stats, the rest are read concurrently and their entries merged
+// in list order (paimon-format.md §12).
+package scan
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// manifestReadParallelism bounds the goroutines that read and decode
+// manifests of one plan (Java's scan.manifest.parallelism defaults to the
+// number of cores; reads are I/O bound on object stores, so a few more).
+const manifestReadParallelism = 8
+
+// Split is the unit of reading: the data files of one partition and bucket.
+type Split struct {
+	// Partition is the serialized partition BinaryRow (manifest form).
+	Partition []byte
+	// PartitionValues are the decoded partition values, one per partition
+	// key of the table, in lakecore's Go representation.
+	PartitionValues []any
+	// Bucket is 0 for unaware-bucket tables, where TotalBuckets is -1.
+	Bucket, TotalBuckets int32
+	// Files are sorted by MinSequenceNumber (stable: files with equal
+	// numbers keep manifest order), so rows come out in write order within
+	// a fixed bucket.
+	Files []manifest.DataFileMeta
+	// DeletionVectors holds, by data file name, the rows deleted from files
+	// of this split (deletion-vectors.enabled tables); nil when none.
+	DeletionVectors map[string]*manifest.DeletionVector
+}
+
+// RowCount returns the number of rows the split reads: the files' row
+// counts minus the rows their deletion vectors delete.
+func (s *Split) RowCount() int64 {
+	var n int64
+	for i := range s.Files {
+		n += s.Files[i].RowCount
+		if dv := s.DeletionVectors[s.Files[i].FileName]; dv != nil {
+			n -= dv.Cardinality()
+		}
+	}
+	return n
+}
+
+// Plan is the splits of one snapshot, in a deterministic order: partitions
+// and buckets in the order their first file appears in the manifests
+// (roughly the order they were created), which is the same on every call.
+type Plan struct {
+	Snapshot *snapshot.Snapshot
+	Splits   []Split
+}
+
+// RowCount returns the number of rows the plan reads.
+func (p *Plan) RowCount() int64 {
+	var n int64
+	for i := range p.Splits {
+		n += p.Splits[i].RowCount()
+	}
+	return n
+}
+
+// Planner plans reads of one table. It caches the partition keys of the
+// schemas it has seen and is safe for concurrent use.
+type Planner struct {
+	fio       storage.FileIO
+	tablePath string
+	schemas   *schema.Manager
+
+	mu         sync.Mutex
+	partFields map[int64][]types.DataField
+}
+
+// NewPlanner returns the planner of the table at tablePath (relative to
+// fio's root, e.g. "db.db/t").
+func NewPlanner(fio storage.FileIO, tablePath string) *Planner {
+	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), partFields: map[int64][]types.DataField{}}
+}
+
+// partitionFields returns the partition key fields of schema id. Paimon
+// never changes partition keys or their types, so any schema of the table
+// gives the same answer; the snapshot's own schema is used.
+func (p *Planner) partitionFields(ctx context.Context, id int64) ([]types.DataField, error) {
+	p.mu.Lock()
+	f, ok := p.partFields[id]
+	p.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	s, err := p.schemas.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	f = s.PartitionFields()
+	if len(f) != len(s.PartitionKeys) {
+		return nil, fmt.Errorf("%w: schema %d of %s: partition keys %v are not all fields", ErrCorruptTable, id, p.tablePath, s.PartitionKeys)
+	}
+	p.mu.Lock()
+	p.partFields[id] = f
+	p.mu.Unlock()
+	return f, nil
+}
+
+// Full plans the live data files of snap: the entries of its base manifest
+// list, then of its delta list, merged in order by file identity
+// (manifest.MergeEntries, Java's FileEntry.mergeEntries), keeping the ADDs,
+// restricted to the partitions f allows (nil = all). The deletion vectors
+// of the snapshot's index manifest are attached to the splits.
+//
+// Errors name the file: a missing or damaged manifest list or manifest, a
+// manifest whose size or entry counts differ from its manifest list record
+// (cut short), ORC manifests (manifest.ErrUnsupportedFormat: "ORC manifests
+// are not supported"), a file added twice (manifest.ErrDuplicateFile).
+func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
+	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	live, err := p.liveEntries(ctx, snap, f, fields)
+	if err != nil {
+		return nil, err
+	}
+	return p.plan(ctx, snap, live, fields)
+}
+
+// Delta plans the data files snap added: the ADD entries of its delta
+// manifest list, in manifest order, restricted to the partitions f allows.
+// DELETE entries are ignored, as Java's ScanMode.DELTA reads them
+// (SnapshotReaderImpl: plan.files(FileKind.ADD)); for a COMPACT snapshot
+// these are the compaction outputs, which hold rows already read.
+func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
+	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	m, err := compileFilter(f, fields)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	metas, err := p.readManifestList(ctx, snap.DeltaManifestList, snap.DeltaManifestListSize)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d: %w", snap.ID, err)
+	}
+	groups, err := p.readManifests(ctx, pruneManifests(metas, m))
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d: %w", snap.ID, err)
+	}
+	var adds []manifest.Entry
+	for _, g := range groups {
+		for i := range g {
+			if g[i].Kind != manifest.FileKindAdd {
+				continue
+			}
+			ok, err := m.matchPartition(g[i].Partition)
+			if err != nil {
+				return nil, fmt.Errorf("plan delta of snapshot %d, file %s: %w: %w", snap.ID, g[i].File.FileName, ErrCorruptTable, err)
+			}
+			if ok {
+				adds = append(adds, g[i])
+			}
+		}
+	}
+	return p.plan(ctx, snap, adds, fields)
+}
+
+// LiveEntries returns the live files of snap as manifest ADD entries in
+// merge order (see Full), restricted to the partitions f allows.
+func (p *Planner) LiveEntries(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) ([]manifest.Entry, error) {
+	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	return p.liveEntries(ctx, snap, f, fields)
+}
+
+func (p *Planner) liveEntries(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter, fields []types.DataField) ([]manifest.Entry, error) {
+	m, err := compileFilter(f, fields)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	base, err := p.readManifestList(ctx, snap.BaseManifestList, snap.BaseManifestListSize)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
+	}
+	delta, err := p.readManifestList(ctx, snap.DeltaManifestList, snap.DeltaManifestListSize)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
+	}
+	metas := append(pruneManifests(base, m), pruneManifests(delta, m)...)
+	groups, err := p.readManifests(ctx, metas)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
+	}
+	n := 0
+	for _, g := range groups {
+		n += len(g)
+	}
+	all := make([]manifest.Entry, 0, n)
+	for _, g := range groups {
+		for i := range g {
+			ok, err := m.matchPartition(g[i].Partition)
+			if err != nil {
+				return nil, fmt.Errorf("plan snapshot %d, file %s: %w: %w", snap.ID, g[i].File.FileName, ErrCorruptTable, err)
+			}
+			if ok {
+				all = append(all, g[i])
+			}
+		}
+	}
+	merged, err := manifest.MergeEntries(all)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	// A DELETE left over cancels a file of a manifest no longer listed;
+	// Java's scan drops it (AbstractFileStoreScan.readAndMergeFileEntries
+	// keeps ADDs only).
+	live := merged[:0]
+	for i := range merged {
+		if merged[i].Kind == manifest.FileKindAdd {
+			live = append(live, merged[i])
+		}
+	}
+	return live, nil
+}
+
+// pruneManifests drops the manifests whose partition stats exclude every
+// allowed partition; a DELETE and the ADD it cancels share the partition,
+// so dropping both sides together keeps the merge correct.
+func pruneManifests(metas []manifest.FileMeta, m *partitionMatcher) []manifest.FileMeta {
+	if !m.any {
+		return metas
+	}
+	out := metas[:0:0]
+	for i := range metas {
+		if m.mayContain(metas[i].PartitionStats) {
+			out = append(out, metas[i])
+		}
+	}
+	return out
+}
+
+func (p *Planner) manifestPath(name string) string {
+	return path.Join(p.tablePath, "manifest", name)
+}
+
+// readManifestList reads a manifest list and checks its size against the
+// snapshot's record of it (Paimon 1.1+), which catches a file cut short.
+func (p *Planner) readManifestList(ctx context.Context, name string, size *int64) ([]manifest.FileMeta, error) {
+	if name == "" {
+		return nil, fmt.Errorf("%w: snapshot names no manifest list", ErrCorruptTable)
+	}
+	fp := p.manifestPath(name)
+	data, err := p.fio.ReadFile(ctx, fp)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list %s: %w", fp, err)
+	}
+	if size != nil && *size != int64(len(data)) {
+		return nil, fmt.Errorf("read manifest list %s: %w: %d bytes, the snapshot says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), *size)
+	}
+	metas, err := manifest.DecodeFileMetas(data)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list %s: %w", fp, err)
+	}
+	return metas, nil
+}
+
+// readManifests reads and decodes manifests with a bounded pool of
+// goroutines, returning each manifest's entries at its index so that the
+// merge order does not depend on scheduling. The first failing manifest in
+// list order is reported; the others are abandoned.
+func (p *Planner) readManifests(ctx context.Context, metas []manifest.FileMeta) ([][]manifest.Entry, error) {
+	out := make([][]manifest.Entry, len(metas))
+	if len(metas) == 0 {
+		return out, nil
+	}
+	errs := make([]error, len(metas))
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(manifestReadParallelism, len(metas)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(metas) || inner.Err() != nil {
+					return
+				}
+				out[i], errs[i] = p.readManifest(inner, &metas[i])
+				if errs[i] != nil {
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read manifests of %s: %w", p.tablePath, err)
+	}
+	var first error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		// A manifest abandoned because another one failed reports
+		// context.Canceled; report the failure that caused it.
+		if !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return nil, first
+	}
+	return out, nil
+}
+
+// readManifest reads one manifest and checks it against its manifest list
+// record: Java reads exactly FileSize bytes, and the entry counts were
+// computed from the entries written, so a difference means the file was cut
+// short (possibly at an Avro block boundary, which would otherwise decode
+// as a shorter valid file) or replaced.
+func (p *Planner) readManifest(ctx context.Context, meta *manifest.FileMeta) ([]manifest.Entry, error) {
+	fp := p.manifestPath(meta.FileName)
+	data, err := p.fio.ReadFile(ctx, fp)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
+	}
+	if int64(len(data)) != meta.FileSize {
+		if _, derr := manifest.DecodeEntries(data); errors.Is(derr, manifest.ErrUnsupportedFormat) {
+			return nil, fmt.Errorf("read manifest %s: %w", fp, derr)
+		}
+		return nil, fmt.Errorf("read manifest %s: %w: %d bytes, the manifest list says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), meta.FileSize)
+	}
+	entries, err := manifest.DecodeEntries(data)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
+	}
+	var adds, deletes int64
+	for i := range entries {
+		if entries[i].Kind == manifest.FileKindAdd {
+			adds++
+		} else {
+			deletes++
+		}
+	}
+	if adds != meta.NumAddedFiles || deletes != meta.NumDeletedFiles {
+		return nil, fmt.Errorf("read manifest %s: %w: %d ADD and %d DELETE entries, the manifest list says %d and %d",
+			fp, ErrCorruptTable, adds, deletes, meta.NumAddedFiles, meta.NumDeletedFiles)
+	}
+	return entries, nil
+}
+
+// plan groups entries into splits per (partition, bucket) in order of first
+// appearance and attaches deletion vectors.
+func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []manifest.Entry, fields []types.DataField) (*Plan, error) {
+	partTypes := make([]types.DataType, len(fields))
+	for i, f := range fields {
+		partTypes[i] = f.Type
+	}
+	type partGroup struct {
+		values  []any
+		buckets map[int32]int // bucket -> index in splits
+	}
+	parts := map[string]*partGroup{}
+	var splits []Split
+	for i := range entries {
+		e := &entries[i]
+		g := parts[string(e.Partition)]
+		if g == nil {
+			vals, err := binrow.Deserialize(partTypes, e.Partition)
+			if err != nil {
+				return nil, fmt.Errorf("plan snapshot %d of %s, file %s: %w: partition: %w", snap.ID, p.tablePath, e.File.FileName, ErrCorruptTable, err)
+			}
+			g = &partGroup{values: vals, buckets: map[int32]int{}}
+			parts[string(e.Partition)] = g
+		}
+		si, ok := g.buckets[e.Bucket]
+		if !ok {
+			si = len(splits)
+			g.buckets[e.Bucket] = si
+			splits = append(splits, Split{Partition: e.Partition, PartitionValues: g.values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets})
+		}
+		splits[si].Files = append(splits[si].Files, e.File)
+	}
+	for i := range splits {
+		slices.SortStableFunc(splits[i].Files, func(a, b manifest.DataFileMeta) int {
+			return cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber)
+		})
+	}
+	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
+		dvs, err := manifest.ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
+		if err != nil {
+			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+		}
+		if len(dvs) > 0 {
+			for i := range splits {
+				for _, f := range splits[i].Files {
+					if dv, ok := dvs[f.FileName]; ok {
+						if splits[i].DeletionVectors == nil {
+							splits[i].DeletionVectors = map[string]*manifest.DeletionVector{}
+						}
+						splits[i].DeletionVectors[f.FileName] = dv
+					}
+				}
+			}
+		}
+	}
+	return &Plan{Snapshot: snap, Splits: splits}, nil
+}
