@@ -3,8 +3,8 @@ package lakecore_test
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
