@@ -7,7 +7,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // Codec selects the Avro compression of written files. Name is Paimon's
@@ -90,3 +92,87 @@ func WriteManifestList(ctx context.Context, fio storage.FileIO, tablePath string
 	}
 	return name, int64(len(data)), nil
 }
+
+// WriteManifest writes entries as a new manifest file manifest/manifest-<uuid>-0
+// of the table and returns its manifest-list record, computed as Java's
+// ManifestFile.ManifestEntryWriter does (apache/paimon:
+// paimon-core/src/main/java/org/apache/paimon/manifest/ManifestFile.java):
+// exact size, ADD and DELETE counts, full partition stats over the entries'
+// partitions (partitionTypes are the partition fields' types in key order),
+// the maximum _SCHEMA_ID of the entries (schemaID when there are none),
+// bucket and level ranges, and the row-id range when every entry has a
+// _FIRST_ROW_ID. Ranges are nil for an empty manifest. Nothing is written if
+// an entry cannot be encoded or its partition does not decode with
+// partitionTypes.
+func WriteManifest(ctx context.Context, fio storage.FileIO, tablePath string, entries []Entry, partitionTypes []types.DataType,
+	schemaID int64, c Codec) (FileMeta, error) {
+	meta, err := summarize(entries, partitionTypes, schemaID)
+	if err != nil {
+		return FileMeta{}, fmt.Errorf("write manifest: %w", err)
+	}
+	data, err := EncodeEntries(entries, c)
+	if err != nil {
+		return FileMeta{}, err
+	}
+	meta.FileName = newFileName("manifest")
+	meta.FileSize = int64(len(data))
+	if err := writeNew(ctx, fio, tablePath, meta.FileName, data); err != nil {
+		return FileMeta{}, err
+	}
+	return meta, nil
+}
+
+// summarize computes the manifest-list record of entries, without name and size.
+func summarize(entries []Entry, partitionTypes []types.DataType, schemaID int64) (FileMeta, error) {
+	var m FileMeta
+	stats := newStatsCollector(partitionTypes)
+	rowIDs := true
+	var minRow, maxRow int64
+	for i := range entries {
+		e := &entries[i]
+		switch e.Kind {
+		case FileKindAdd:
+			m.NumAddedFiles++
+		case FileKindDelete:
+			m.NumDeletedFiles++
+		default:
+			return m, fmt.Errorf("entry %d (%s): kind %d is neither ADD nor DELETE", i, e.File.FileName, e.Kind)
+		}
+		part, err := binrow.Deserialize(partitionTypes, e.Partition)
+		if err != nil {
+			return m, fmt.Errorf("entry %d (%s): partition: %w", i, e.File.FileName, err)
+		}
+		if err := stats.collect(part); err != nil {
+			return m, fmt.Errorf("entry %d (%s): partition stats: %w", i, e.File.FileName, err)
+		}
+		if i == 0 {
+			m.SchemaID = e.File.SchemaID
+			m.MinBucket, m.MaxBucket = ptr(e.Bucket), ptr(e.Bucket)
+			m.MinLevel, m.MaxLevel = ptr(e.File.Level), ptr(e.File.Level)
+		}
+		m.SchemaID = max(m.SchemaID, e.File.SchemaID)
+		*m.MinBucket, *m.MaxBucket = min(*m.MinBucket, e.Bucket), max(*m.MaxBucket, e.Bucket)
+		*m.MinLevel, *m.MaxLevel = min(*m.MinLevel, e.File.Level), max(*m.MaxLevel, e.File.Level)
+		if f := e.File.FirstRowID; f == nil {
+			rowIDs = false
+		} else if rowIDs {
+			last := *f + e.File.RowCount - 1
+			if i == 0 {
+				minRow, maxRow = *f, last
+			}
+			minRow, maxRow = min(minRow, *f), max(maxRow, last)
+		}
+	}
+	if len(entries) == 0 {
+		m.SchemaID = schemaID
+	} else if rowIDs {
+		m.MinRowID, m.MaxRowID = &minRow, &maxRow
+	}
+	var err error
+	if m.PartitionStats, err = stats.stats(); err != nil {
+		return m, fmt.Errorf("partition stats: %w", err)
+	}
+	return m, nil
+}
+
+func ptr[T any](v T) *T { return &v }
