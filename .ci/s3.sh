@@ -12,14 +12,15 @@
 # stderr), so that `eval "$(bash .ci/s3.sh start)"` sets:
 #   BP_S3_ENDPOINT=http://127.0.0.1:<port>  BP_S3_ACCESS_KEY  BP_S3_SECRET_KEY  BP_S3_REGION
 # which lakecore/storage/s3test picks up. If the server is already running,
-# `start` prints the same lines again. It exits non-zero (printing nothing
-# on stdout) if the server cannot be started.
+# `start` prints the same lines again. If it cannot start the server it
+# exits non-zero and prints `false` on stdout, so that the eval fails too
+# (under `set -e` the caller stops).
 #
 # Settings (environment): BP_S3_PORT (default 7070; if busy, another free
 # port is chosen), BP_S3_ACCESS_KEY / BP_S3_SECRET_KEY (default
 # testkey/testsecret). Data lives in .ci/s3data, wiped at every start; it
 # must be on a filesystem with user xattrs (ext4, xfs), not an old tmpfs.
-# Files: .ci/bin/versitygw, .ci/versitygw.pid, .ci/versitygw.env,
+# Files: .ci/bin/versitygw, .ci/versitygw.pid ("<pid> <port>"),
 # .ci/versitygw.log.
 set -euo pipefail
 
@@ -28,7 +29,6 @@ CI_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BIN="$CI_DIR/bin/versitygw"
 DATA="$CI_DIR/s3data"
 PIDFILE="$CI_DIR/versitygw.pid"
-ENVFILE="$CI_DIR/versitygw.env"
 LOG="$CI_DIR/versitygw.log"
 ACCESS_KEY="${BP_S3_ACCESS_KEY:-testkey}"
 SECRET_KEY="${BP_S3_SECRET_KEY:-testsecret}"
@@ -36,11 +36,19 @@ REGION="${BP_S3_REGION:-us-east-1}"
 
 log() { echo "s3.sh: $*" >&2; }
 
+# running_pid prints "<pid> <port>" of the running server, or fails.
 running_pid() {
 	[[ -f "$PIDFILE" ]] || return 1
-	local pid
-	pid="$(cat "$PIDFILE")"
-	[[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+	local pid port
+	read -r pid port <"$PIDFILE" || true
+	[[ -n "$pid" && -n "$port" ]] && kill -0 "$pid" 2>/dev/null && echo "$pid $port"
+}
+
+print_env() {
+	echo "export BP_S3_ENDPOINT=http://127.0.0.1:$1"
+	echo "export BP_S3_ACCESS_KEY=$ACCESS_KEY"
+	echo "export BP_S3_SECRET_KEY=$SECRET_KEY"
+	echo "export BP_S3_REGION=$REGION"
 }
 
 # answers PORT: true once something speaks HTTP there (versitygw says 403).
@@ -66,17 +74,22 @@ cmd_install() {
 }
 
 cmd_start() {
-	local pid
-	if pid="$(running_pid)" && [[ -f "$ENVFILE" ]]; then
-		log "versitygw already running (pid $pid)"
-		cat "$ENVFILE"
+	local pid running
+	if running="$(running_pid)"; then
+		log "versitygw already running (pid ${running% *})"
+		print_env "${running#* }"
 		return 0
 	fi
 	if [[ ! -x "$BIN" ]]; then
 		log "no $BIN: run 'bash .ci/s3.sh install' first"
+		echo false
 		return 1
 	fi
-	command -v curl >/dev/null || { log "curl is required"; return 1; }
+	command -v curl >/dev/null || {
+		log "curl is required"
+		echo false
+		return 1
+	}
 	rm -rf "$DATA"
 	mkdir -p "$DATA"
 	local port="${BP_S3_PORT:-7070}" attempt
@@ -95,15 +108,9 @@ cmd_start() {
 				break
 			fi
 			if answers "$port"; then
-				echo "$pid" >"$PIDFILE"
-				{
-					echo "export BP_S3_ENDPOINT=http://127.0.0.1:$port"
-					echo "export BP_S3_ACCESS_KEY=$ACCESS_KEY"
-					echo "export BP_S3_SECRET_KEY=$SECRET_KEY"
-					echo "export BP_S3_REGION=$REGION"
-				} >"$ENVFILE"
+				echo "$pid $port" >"$PIDFILE"
 				log "versitygw $VERSION up at http://127.0.0.1:$port (pid $pid, data $DATA, log $LOG)"
-				cat "$ENVFILE"
+				print_env "$port"
 				return 0
 			fi
 			sleep 0.1
@@ -115,12 +122,14 @@ cmd_start() {
 		port=$((20000 + RANDOM % 40000))
 	done
 	log "giving up"
+	echo false
 	return 1
 }
 
 cmd_stop() {
-	local pid
-	if pid="$(running_pid)"; then
+	local pid running
+	if running="$(running_pid)"; then
+		pid="${running% *}"
 		kill "$pid"
 		local i
 		for i in $(seq 1 50); do
@@ -135,14 +144,14 @@ cmd_stop() {
 	else
 		log "versitygw not running"
 	fi
-	rm -f "$PIDFILE" "$ENVFILE"
+	rm -f "$PIDFILE"
 }
 
 cmd_status() {
-	local pid
-	if pid="$(running_pid)"; then
-		log "running (pid $pid)"
-		cat "$ENVFILE" >&2
+	local running
+	if running="$(running_pid)"; then
+		log "running (pid ${running% *})"
+		print_env "${running#* }" >&2
 	else
 		log "not running"
 		return 1
@@ -154,7 +163,10 @@ install) cmd_install ;;
 start) cmd_start ;;
 stop) cmd_stop ;;
 status) cmd_status ;;
-env) cat "$ENVFILE" ;;
+env)
+	running="$(running_pid)" || { log "not running"; exit 1; }
+	print_env "${running#* }"
+	;;
 *)
 	echo "usage: bash .ci/s3.sh install|start|stop|status|env" >&2
 	exit 2

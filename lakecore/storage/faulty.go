@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -10,9 +9,6 @@ import (
 	"sync"
 	"time"
 )
-
-// ErrInjected is wrapped by every error a Faulty injects.
-var ErrInjected = errors.New("injected fault")
 
 // Op is a set of FileIO operations, for Fault rules.
 type Op uint32

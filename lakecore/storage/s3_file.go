@@ -19,10 +19,10 @@ const maxWindows = 4
 // s3File reads an object with ranged GETs. A read that misses the cached
 // windows fetches at least the read-ahead size; a miss that continues
 // exactly where a window ends doubles that window (up to MaxReadAhead), so
-// sequential small reads become few large GETs. Near the end of the object
-// the window extends backwards instead, so the footer of a Parquet file
-// arrives with its 8-byte tail. Reads of MaxReadAhead or more go straight
-// into the caller's buffer.
+// sequential small reads become few large GETs. A new window that would
+// run past the end of the object extends backwards instead, so the footer
+// of a Parquet file arrives with its 8-byte tail. Reads of MaxReadAhead or
+// more go straight into the caller's buffer.
 type s3File struct {
 	ctx  context.Context
 	s    *S3

@@ -71,7 +71,8 @@ type Writer interface {
 // (file:///lake/a/b or s3://bucket/prefix/a/b).
 type FileIO interface {
 	// Open opens path for reading. A missing file gives an error wrapping
-	// ErrNotExist.
+	// ErrNotExist. ctx may also govern the reads of the File (it does on
+	// S3, where every ReadAt is a request), so keep it alive while reading.
 	Open(ctx context.Context, path string) (File, error)
 	// ReadFile reads the whole file. A missing file gives an error wrapping
 	// ErrNotExist.
