@@ -62,8 +62,9 @@ type S3Config struct {
 	// only the caller's context bounds it.
 	RequestTimeout time.Duration
 	// RetryMaxAttempts is the SDK's attempt limit for idempotent calls; 0
-	// means the SDK default (3). WriteExclusive never lets the SDK retry
-	// (see there).
+	// means the SDK default (3). WriteExclusive never lets the SDK retry; it
+	// resends itself, up to this many attempts, only when the earlier
+	// request provably did not apply (see there).
 	RetryMaxAttempts int
 	// PartSize is the multipart part size: 0 means DefaultPartSize;
 	// otherwise at least MinPartSize.
