@@ -40,6 +40,7 @@ type Table struct {
 	total    int64
 	nextSeq  map[string]int64 // per partition bytes + bucket
 	commitID int64
+	dvs      map[string]dvOf // deletion vectors by data file name
 }
 
 // New creates the table at tablePath with the given columns (ids assigned
@@ -190,6 +191,13 @@ func (tb *Table) Commit(kind snapshot.CommitKind, entries ...manifest.Entry) *sn
 		DeltaManifestList: deltaName, DeltaManifestListSize: &deltaSize,
 		CommitUser: "scantest", CommitIdentifier: tb.commitID, CommitKind: kind,
 		TimeMillis: tb.Now, TotalRecordCount: &total, DeltaRecordCount: &dr,
+	}
+	if len(tb.dvs) > 0 {
+		name, err := tb.writeIndexManifest(ctx)
+		if err != nil {
+			tb.T.Fatal(err)
+		}
+		s.IndexManifest = &name
 	}
 	if err := tb.snapshots.Commit(ctx, s); err != nil {
 		tb.T.Fatal(err)
