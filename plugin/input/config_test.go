@@ -337,6 +337,14 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 		for _, l := range lints {
 			t.Errorf("example %q: %v", ex.Title, l.Error())
 		}
+		// Every example must also parse into a valid Config.
+		conf, err := ConfigSpec().ParseYAML(exampleInputYAML(t, ex.Config), env)
+		if err != nil {
+			t.Fatalf("example %q: %v", ex.Title, err)
+		}
+		if _, err := ParseConfig(conf); err != nil {
+			t.Errorf("example %q: %v", ex.Title, err)
+		}
 	}
 	for _, cfg := range []string{data.CommonConfigYAML, data.AdvancedConfigYAML} {
 		lints, err := linter.LintYAML([]byte(cfg))
@@ -349,6 +357,24 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// exampleInputYAML extracts the paimon block of an example's input.
+func exampleInputYAML(t *testing.T, pipeline string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(pipeline, "input:\n  paimon:\n")
+	if !ok {
+		t.Fatalf("no paimon input in example:\n%s", pipeline)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(after, "\n") {
+		if line != "" && !strings.HasPrefix(line, "    ") {
+			break
+		}
+		b.WriteString(strings.TrimPrefix(line, "    "))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func TestParseScanTimestamp(t *testing.T) {
