@@ -25,6 +25,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -40,9 +41,15 @@ const (
 	// DataFileWriter ends a block once this many uncompressed bytes are
 	// buffered.
 	syncInterval = 64000
-	// maxBlockSize bounds one decompressed block. Java writes ~64 KB blocks;
-	// the limit only stops a corrupt or hostile file from exhausting memory.
-	maxBlockSize = 64 << 20
+	// maxBlockSize bounds one decompressed block. Java's DataFileWriter ends
+	// a block once 64000 bytes are buffered, so a block is that plus one
+	// record (manifest records are a few KB); the limit only stops a corrupt
+	// or hostile file from exhausting memory, since decoded values take up to
+	// ~40 times their encoded size.
+	maxBlockSize = 16 << 20
+	// maxMinSize caps the computed minimum encoded size of a schema so that
+	// absurd fixed sizes cannot overflow the arithmetic.
+	maxMinSize = 1 << 30
 	// maxSchemaDepth bounds the nesting of a writer schema (Paimon's are 4
 	// deep); it also rejects recursive schemas, which Paimon never writes.
 	maxSchemaDepth = 64
@@ -222,15 +229,15 @@ func (c *converter) convert(s avro.Schema, depth int) (*node, error) {
 			}
 			n.fields = append(n.fields, field{name: f.Name(), typ: t})
 			n.index[f.Name()] = i
-			n.minSize += t.minSize
+			n.minSize = min(n.minSize+t.minSize, maxMinSize)
 		}
 	case *avro.EnumSchema:
 		n.kind, n.minSize, n.size = kEnum, 1, len(s.Symbols())
 	case *avro.FixedSchema:
-		n.kind, n.minSize, n.size = kFixed, s.Size(), s.Size()
-		if s.Size() < 0 {
+		if s.Size() < 0 || s.Size() > maxBlockSize {
 			return nil, fmt.Errorf("%w: fixed size %d", ErrCorrupt, s.Size())
 		}
+		n.kind, n.minSize, n.size = kFixed, s.Size(), s.Size()
 	case *avro.ArraySchema:
 		t, err := c.convert(s.Items(), depth+1)
 		if err != nil {
@@ -484,7 +491,12 @@ func (d *decoder) value(n *node, depth int) (any, error) {
 				break
 			}
 			if out == nil {
-				out = make([]any, 0, c)
+				out = make([]any, 0, min(c, 1024))
+			}
+			// Items that take no bytes cannot be bounded by the data;
+			// Paimon never writes them, so allow only a few.
+			if n.items.minSize == 0 && len(out)+c > 1<<16 {
+				return nil, fmt.Errorf("%w: array of more than %d zero-size items", ErrCorrupt, 1<<16)
 			}
 			for range c {
 				v, err := d.value(n.items, depth+1)
@@ -543,8 +555,9 @@ func (r *record) get(name string) (v any, t *node, present bool, err error) {
 	return r.vals[i], t, true, nil
 }
 
-func missing(name string, present bool) error {
-	if !present {
+// missing is the error for a required field that is absent or null.
+func (r *record) missing(name string) error {
+	if _, ok := r.n.index[name]; !ok {
 		return fmt.Errorf("%w: %s is not in the writer schema", ErrMissingField, name)
 	}
 	return fmt.Errorf("%w: %s is null", ErrMissingField, name)
@@ -570,17 +583,20 @@ func (r *record) optLong(name string) (*int64, error) {
 	return nil, wrongType(name, t, "long")
 }
 
-func (r *record) reqLong(name string) (int64, error) {
-	v, err := r.optLong(name)
+// required turns an optional getter's nil into ErrMissingField.
+func required[T any](r *record, name string, opt func(string) (*T, error)) (T, error) {
+	var zero T
+	v, err := opt(name)
 	if err != nil {
-		return 0, err
+		return zero, err
 	}
 	if v == nil {
-		_, _, present, _ := r.get(name)
-		return 0, missing(name, present)
+		return zero, r.missing(name)
 	}
 	return *v, nil
 }
+
+func (r *record) reqLong(name string) (int64, error) { return required(r, name, r.optLong) }
 
 // optInt reads an int field. Java's readers pick the decoder from the writer
 // type, and Paimon's INT/TINYINT getters fail on a long, so a long is refused.
@@ -595,17 +611,7 @@ func (r *record) optInt(name string) (*int32, error) {
 	return nil, wrongType(name, t, "int")
 }
 
-func (r *record) reqInt(name string) (int32, error) {
-	v, err := r.optInt(name)
-	if err != nil {
-		return 0, err
-	}
-	if v == nil {
-		_, _, present, _ := r.get(name)
-		return 0, missing(name, present)
-	}
-	return *v, nil
-}
+func (r *record) reqInt(name string) (int32, error) { return required(r, name, r.optInt) }
 
 func (r *record) optString(name string) (*string, error) {
 	v, t, _, err := r.get(name)
@@ -618,17 +624,7 @@ func (r *record) optString(name string) (*string, error) {
 	return nil, wrongType(name, t, "string")
 }
 
-func (r *record) reqString(name string) (string, error) {
-	v, err := r.optString(name)
-	if err != nil {
-		return "", err
-	}
-	if v == nil {
-		_, _, present, _ := r.get(name)
-		return "", missing(name, present)
-	}
-	return *v, nil
-}
+func (r *record) reqString(name string) (string, error) { return required(r, name, r.optString) }
 
 // optBytes reads a bytes field; present-but-null and absent both give nil,
 // an empty value gives a non-nil empty slice.
@@ -645,14 +641,10 @@ func (r *record) optBytes(name string) ([]byte, error) {
 
 func (r *record) reqBytes(name string) ([]byte, error) {
 	v, err := r.optBytes(name)
-	if err != nil {
-		return nil, err
+	if err == nil && v == nil {
+		err = r.missing(name)
 	}
-	if v == nil {
-		_, _, present, _ := r.get(name)
-		return nil, missing(name, present)
-	}
-	return v, nil
+	return v, err
 }
 
 func (r *record) optRecord(name string) (*record, error) {
@@ -668,14 +660,10 @@ func (r *record) optRecord(name string) (*record, error) {
 
 func (r *record) reqRecord(name string) (*record, error) {
 	v, err := r.optRecord(name)
-	if err != nil {
-		return nil, err
+	if err == nil && v == nil {
+		err = r.missing(name)
 	}
-	if v == nil {
-		_, _, present, _ := r.get(name)
-		return nil, missing(name, present)
-	}
-	return v, nil
+	return v, err
 }
 
 // optArray returns the items of an array field and the item type with a
@@ -719,30 +707,23 @@ func (r *record) optStrings(name string) ([]string, error) {
 // ---------------------------------------------------------------------------
 // Container reading
 
-// containerInfo is what the header of an object container says.
-type containerInfo struct {
-	schema string
-	codec  string
-}
-
 // readContainer parses the object container in data and calls fn for each
 // top-level record, after telling reserve how many records the next block
 // holds. A top-level ["null", record] union (Paimon <= 0.8 and early 0.9) is
 // unwrapped; a null row is an error, as in Java.
-func readContainer(data []byte, reserve func(n int), fn func(r *record) error) (containerInfo, error) {
-	var info containerInfo
+func readContainer(data []byte, reserve func(n int), fn func(r *record) error) error {
 	if len(data) < len(avroMagic) || string(data[:len(avroMagic)]) != avroMagic {
 		if bytes.HasPrefix(data, []byte("ORC")) {
-			return info, fmt.Errorf("%w: this is an ORC file (manifest.format=orc); ORC manifests are not supported, only Avro", ErrUnsupportedFormat)
+			return fmt.Errorf("%w: this is an ORC file (manifest.format=orc); ORC manifests are not supported, only Avro", ErrUnsupportedFormat)
 		}
-		return info, fmt.Errorf("%w: not an Avro object container (bad magic)", ErrUnsupportedFormat)
+		return fmt.Errorf("%w: not an Avro object container (bad magic)", ErrUnsupportedFormat)
 	}
 	d := &decoder{b: data, pos: len(avroMagic)}
 	meta := map[string][]byte{}
 	for {
 		c, err := d.blockCount("metadata map", 2)
 		if err != nil {
-			return info, fmt.Errorf("header: %w", err)
+			return fmt.Errorf("header: %w", err)
 		}
 		if c == 0 {
 			break
@@ -750,90 +731,108 @@ func readContainer(data []byte, reserve func(n int), fn func(r *record) error) (
 		for range c {
 			k, err := d.string()
 			if err != nil {
-				return info, fmt.Errorf("header: %w", err)
+				return fmt.Errorf("header: %w", err)
 			}
 			v, err := d.bytes()
 			if err != nil {
-				return info, fmt.Errorf("header %s: %w", k, err)
+				return fmt.Errorf("header %s: %w", k, err)
 			}
 			meta[k] = v
 		}
 	}
 	syncMarker, err := d.raw(syncSize, "sync marker")
 	if err != nil {
-		return info, fmt.Errorf("header: %w", err)
+		return fmt.Errorf("header: %w", err)
 	}
 	schemaText, ok := meta["avro.schema"]
 	if !ok {
-		return info, fmt.Errorf("%w: header has no avro.schema", ErrCorrupt)
+		return fmt.Errorf("%w: header has no avro.schema", ErrCorrupt)
 	}
-	info.schema = string(schemaText)
-	info.codec = codecNull
+	codec := codecNull
 	if c, ok := meta["avro.codec"]; ok && len(c) > 0 {
-		info.codec = string(c)
+		codec = string(c)
 	}
-	switch info.codec {
+	switch codec {
 	case codecNull, codecDeflate, codecSnappy, codecZstandard:
 	default:
-		return info, fmt.Errorf("%w: %q", ErrUnsupportedCodec, info.codec)
+		return fmt.Errorf("%w: %q", ErrUnsupportedCodec, codec)
 	}
-	top, err := parseSchema(info.schema)
+	top, err := parseSchema(string(schemaText))
 	if err != nil {
-		return info, err
+		return err
 	}
 	rowType, wrapped, err := nullableOf(top)
 	if err != nil {
-		return info, fmt.Errorf("top-level schema: %w", err)
+		return fmt.Errorf("top-level schema: %w", err)
 	}
 	if rowType.kind != kRecord {
-		return info, fmt.Errorf("%w: top-level schema is %s, want a record", ErrSchemaMismatch, top)
+		return fmt.Errorf("%w: top-level schema is %s, want a record", ErrSchemaMismatch, top)
 	}
 
 	index := 0
 	for blockNo := 0; d.remaining() > 0; blockNo++ {
 		count, err := d.long()
 		if err != nil {
-			return info, fmt.Errorf("block %d: %w", blockNo, err)
+			return fmt.Errorf("block %d: %w", blockNo, err)
 		}
 		size, err := d.long()
 		if err != nil {
-			return info, fmt.Errorf("block %d: %w", blockNo, err)
+			return fmt.Errorf("block %d: %w", blockNo, err)
 		}
 		if count < 0 || size < 0 || size > int64(d.remaining()-syncSize) {
-			return info, fmt.Errorf("%w: block %d: count %d, size %d with %d bytes left", ErrCorrupt, blockNo, count, size, d.remaining())
+			return fmt.Errorf("%w: block %d: count %d, size %d with %d bytes left", ErrCorrupt, blockNo, count, size, d.remaining())
 		}
 		payload, _ := d.raw(int(size), "block")
 		marker, _ := d.raw(syncSize, "block sync marker")
 		if !bytes.Equal(marker, syncMarker) {
-			return info, fmt.Errorf("%w: block %d: sync marker mismatch", ErrCorrupt, blockNo)
+			return fmt.Errorf("%w: block %d: sync marker mismatch", ErrCorrupt, blockNo)
 		}
-		plain, err := decompress(info.codec, payload)
+		plain, err := decompress(codec, payload)
 		if err != nil {
-			return info, fmt.Errorf("block %d: %w", blockNo, err)
+			return fmt.Errorf("block %d: %w", blockNo, err)
 		}
 		bd := &decoder{b: plain}
 		if count > int64(len(plain)/max(top.minSize, 1)) {
-			return info, fmt.Errorf("%w: block %d: %d records cannot fit in %d bytes", ErrCorrupt, blockNo, count, len(plain))
+			return fmt.Errorf("%w: block %d: %d records cannot fit in %d bytes", ErrCorrupt, blockNo, count, len(plain))
 		}
-		reserve(int(count))
+		// The count is only bounded by the block's bytes, so reserve room
+		// for a modest number and let real records grow the slice.
+		reserve(int(min(count, 1024)))
 		for range count {
 			v, err := bd.value(top, 0)
 			if err != nil {
-				return info, fmt.Errorf("record %d: %w", index, err)
+				return fmt.Errorf("record %d: %w", index, err)
 			}
 			if wrapped && v == nil {
-				return info, fmt.Errorf("%w: record %d is a null row", ErrCorrupt, index)
+				return fmt.Errorf("%w: record %d is a null row", ErrCorrupt, index)
 			}
 			if err := fn(v.(*record)); err != nil {
-				return info, fmt.Errorf("record %d: %w", index, err)
+				return fmt.Errorf("record %d: %w", index, err)
 			}
 			index++
 		}
 		if bd.remaining() != 0 {
-			return info, fmt.Errorf("%w: block %d: %d bytes after its %d records", ErrCorrupt, blockNo, bd.remaining(), count)
+			return fmt.Errorf("%w: block %d: %d bytes after its %d records", ErrCorrupt, blockNo, bd.remaining(), count)
 		}
 	}
-	return info, nil
+	return nil
+}
+
+// decodeAll decodes every record of the container in data with decode.
+func decodeAll[T any](data []byte, what string, decode func(*record) (T, error)) ([]T, error) {
+	var out []T
+	err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
+		v, err := decode(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decode %s: %w", what, err)
+	}
+	return out, nil
 }
 
 // zstdDecoder is shared because building a decoder is costly; DecodeAll is
@@ -1052,6 +1051,9 @@ func newContainerWriter(schema string, c Codec) (*containerWriter, error) {
 // once it reaches the sync interval, as DataFileWriter.append does.
 func (w *containerWriter) endRecord() error {
 	w.count++
+	if len(w.block) > maxBlockSize {
+		return fmt.Errorf("record of %d bytes exceeds the %d-byte block limit readers enforce", len(w.block), maxBlockSize)
+	}
 	if len(w.block) >= syncInterval {
 		return w.flush()
 	}

@@ -262,6 +262,22 @@ func TestContainerErrors(t *testing.T) {
 		"codec bzip2":    {[]byte(strings.Replace(string(good), "\x08null", "\x0abzip2", 1)), ErrUnsupportedCodec},
 		"trailing bytes": {append(slices.Clone(good), 0x02), ErrCorrupt},
 	}
+	// A block that inflates beyond maxBlockSize (a zstd bomb: 17 MB of zeros
+	// compress to a few hundred bytes) is refused, whatever the codec.
+	for _, codec := range []string{"zstd", "snappy", "deflate"} {
+		w, err := newContainerWriter(manifestSchema, Codec{Name: codec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.block, w.count = make([]byte, maxBlockSize+1<<20), 1
+		if err := w.flush(); err != nil {
+			t.Fatal(err)
+		}
+		cases["bomb "+codec] = struct {
+			data []byte
+			want error
+		}{w.out, ErrCorrupt}
+	}
 	for name, c := range cases {
 		if _, err := DecodeEntries(c.data); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", name, err, c.want)

@@ -17,7 +17,6 @@ package manifest
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 )
 
 // manifestVersion is the _VERSION of manifest and manifest-list records
@@ -148,19 +147,7 @@ func (e Entry) Identifier() string {
 // ErrUnsupportedVersion, an ORC file ErrUnsupportedFormat, and malformed bytes
 // ErrCorrupt.
 func DecodeEntries(data []byte) ([]Entry, error) {
-	var out []Entry
-	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
-		e, err := decodeEntry(r)
-		if err != nil {
-			return err
-		}
-		out = append(out, e)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("decode manifest: %w", err)
-	}
-	return out, nil
+	return decodeAll(data, "manifest", decodeEntry)
 }
 
 func checkVersion(r *record, want int32) error {
@@ -174,22 +161,30 @@ func checkVersion(r *record, want int32) error {
 	return nil
 }
 
-func decodeEntry(r *record) (Entry, error) {
-	var e Entry
-	if err := checkVersion(r, manifestVersion); err != nil {
-		return e, err
+// decodeKeyFields reads what manifest and index-manifest records share:
+// _VERSION (which must be version), _KIND, _PARTITION and _BUCKET.
+func decodeKeyFields(r *record, version int32) (kind FileKind, partition []byte, bucket int32, err error) {
+	if err = checkVersion(r, version); err != nil {
+		return
 	}
 	k, err := r.reqInt("_KIND")
 	if err != nil {
-		return e, err
+		return
 	}
-	if e.Kind, err = fileKindOf(k); err != nil {
-		return e, err
+	if kind, err = fileKindOf(k); err != nil {
+		return
 	}
-	if e.Partition, err = r.reqBytes("_PARTITION"); err != nil {
-		return e, err
+	if partition, err = r.reqBytes("_PARTITION"); err != nil {
+		return
 	}
-	if e.Bucket, err = r.reqInt("_BUCKET"); err != nil {
+	bucket, err = r.reqInt("_BUCKET")
+	return
+}
+
+func decodeEntry(r *record) (Entry, error) {
+	var e Entry
+	var err error
+	if e.Kind, e.Partition, e.Bucket, err = decodeKeyFields(r, manifestVersion); err != nil {
 		return e, err
 	}
 	if e.TotalBuckets, err = r.reqInt("_TOTAL_BUCKETS"); err != nil {
@@ -251,8 +246,7 @@ func decodeDataFileMeta(r *record) (DataFileMeta, error) {
 		return f, err
 	}
 	if f.ExtraFiles == nil {
-		_, _, present, _ := r.get("_EXTRA_FILES")
-		return f, missing("_EXTRA_FILES", present)
+		return f, r.missing("_EXTRA_FILES")
 	}
 	if f.CreationTimeMillis, err = creationTime(r); err != nil {
 		return f, err

@@ -1,9 +1,6 @@
 package manifest
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // FileMeta is a manifest-list record, ManifestFileMeta (apache/paimon:
 // paimon-core/src/main/java/org/apache/paimon/manifest/ManifestFileMeta.java
@@ -29,19 +26,7 @@ type FileMeta struct {
 // schema (plain or union-wrapped records of any Paimon version). Errors wrap
 // the same sentinels as DecodeEntries.
 func DecodeFileMetas(data []byte) ([]FileMeta, error) {
-	var out []FileMeta
-	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
-		m, err := decodeFileMeta(r)
-		if err != nil {
-			return err
-		}
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("decode manifest list: %w", err)
-	}
-	return out, nil
+	return decodeAll(data, "manifest list", decodeFileMeta)
 }
 
 func decodeFileMeta(r *record) (FileMeta, error) {

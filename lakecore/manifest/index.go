@@ -8,7 +8,6 @@ import (
 	"iter"
 	"math/bits"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
@@ -69,38 +68,13 @@ type GlobalIndexMeta struct {
 // writer schema (0.9's union-wrapped layout and 1.4+'s plain one). _VERSION
 // must be 1. Errors wrap the same sentinels as DecodeEntries.
 func DecodeIndexEntries(data []byte) ([]IndexEntry, error) {
-	var out []IndexEntry
-	_, err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
-		e, err := decodeIndexEntry(r)
-		if err != nil {
-			return err
-		}
-		out = append(out, e)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("decode index manifest: %w", err)
-	}
-	return out, nil
+	return decodeAll(data, "index manifest", decodeIndexEntry)
 }
 
 func decodeIndexEntry(r *record) (IndexEntry, error) {
 	var e IndexEntry
 	var err error
-	if err = checkVersion(r, indexManifestVersion); err != nil {
-		return e, err
-	}
-	k, err := r.reqInt("_KIND")
-	if err != nil {
-		return e, err
-	}
-	if e.Kind, err = fileKindOf(k); err != nil {
-		return e, err
-	}
-	if e.Partition, err = r.reqBytes("_PARTITION"); err != nil {
-		return e, err
-	}
-	if e.Bucket, err = r.reqInt("_BUCKET"); err != nil {
+	if e.Kind, e.Partition, e.Bucket, err = decodeKeyFields(r, indexManifestVersion); err != nil {
 		return e, err
 	}
 	if e.IndexType, err = r.reqString("_INDEX_TYPE"); err != nil {
@@ -273,16 +247,7 @@ func EncodeIndexEntries(entries []IndexEntry, c Codec) ([]byte, error) {
 
 // ReadIndexEntries reads and decodes the index manifest manifest/<fileName>.
 func ReadIndexEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]IndexEntry, error) {
-	p := manifestPath(tablePath, fileName)
-	data, err := fio.ReadFile(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read index manifest %s: %w", p, err)
-	}
-	entries, err := DecodeIndexEntries(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return entries, nil
+	return readManifestFile(ctx, fio, tablePath, fileName, "index manifest", DecodeIndexEntries)
 }
 
 // ---------------------------------------------------------------------------

@@ -34,30 +34,26 @@ func manifestPath(tablePath, fileName string) string {
 // (relative to fio's root). Errors name the file; a missing file wraps
 // storage.ErrNotExist.
 func ReadEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]Entry, error) {
-	p := manifestPath(tablePath, fileName)
-	data, err := fio.ReadFile(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", p, err)
-	}
-	entries, err := DecodeEntries(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return entries, nil
+	return readManifestFile(ctx, fio, tablePath, fileName, "manifest", DecodeEntries)
 }
 
 // ReadFileMetas reads and decodes the manifest list manifest/<fileName>.
 func ReadFileMetas(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]FileMeta, error) {
+	return readManifestFile(ctx, fio, tablePath, fileName, "manifest list", DecodeFileMetas)
+}
+
+func readManifestFile[T any](ctx context.Context, fio storage.FileIO, tablePath, fileName, what string,
+	decode func([]byte) ([]T, error)) ([]T, error) {
 	p := manifestPath(tablePath, fileName)
 	data, err := fio.ReadFile(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("read manifest list %s: %w", p, err)
+		return nil, fmt.Errorf("read %s %s: %w", what, p, err)
 	}
-	metas, err := DecodeFileMetas(data)
+	v, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return metas, nil
+	return v, nil
 }
 
 // newFileName returns a fresh "<prefix>-<uuid>-0", the shape of Java's
