@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -138,9 +140,12 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	if bufSize <= 0 {
 		bufSize = defaultReadBufferSize
 	}
-	r.file, err = parquet.OpenFile(r.src, size,
-		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true),
-		parquet.OptimisticRead(true), parquet.ReadBufferSize(bufSize))
+	tail, err := readTail(r.src, size)
+	if err != nil {
+		return nil, r.wrap("open", err)
+	}
+	r.file, err = parquet.OpenFile(tail, size,
+		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(bufSize))
 	if err != nil {
 		return nil, r.wrap("open", err)
 	}
@@ -160,8 +165,22 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	return r, nil
 }
 
-// checkRowGroups verifies the row counts and column chunks of the footer.
+// checkRowGroups verifies the row counts, column chunks and codecs of the
+// footer. Only the codecs Java Paimon writes (ParquetWriterFactory:
+// file.compression) are accepted: parquet-go's LZ4_RAW decoder doubles its
+// buffer without bound on a damaged page, and Java reads neither BROTLI nor
+// LZO.
 func (r *Reader) checkRowGroups(numLeaves int) error {
+	for i, rg := range r.file.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			switch codec := c.MetaData.Codec; codec {
+			case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd:
+			default:
+				return fmt.Errorf("%w: row group %d, column %s: compression codec %s", ErrUnsupportedFile, i,
+					strings.Join(c.MetaData.PathInSchema, "."), codec)
+			}
+		}
+	}
 	var total int64
 	for i, rg := range r.file.RowGroups() {
 		n := rg.NumRows()
@@ -385,13 +404,64 @@ func (r *Reader) wrap(op string, err error) error {
 		}
 		return fmt.Errorf("%s %s: %w: %w", op, r.name, ioErr, err)
 	}
-	for _, known := range []error{ErrCorruptFile, ErrSchemaMismatch, ErrUnsupportedCast, ErrCastFailed,
+	for _, known := range []error{ErrCorruptFile, ErrUnsupportedFile, ErrSchemaMismatch, ErrUnsupportedCast, ErrCastFailed,
 		ErrNullInNotNullColumn, context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, known) {
 			return fmt.Errorf("%s %s: %w", op, r.name, err)
 		}
 	}
 	return fmt.Errorf("%s %s: %w: %w", op, r.name, ErrCorruptFile, err)
+}
+
+// tailSize is how much of the end of a file readTail fetches in one read:
+// enough for the footer of most data files.
+const tailSize = 64 << 10
+
+// tailReaderAt serves reads of the file's tail, which holds the footer, from
+// memory, so that opening a file costs one read of its end (plus the 4-byte
+// header), which matters on object stores.
+type tailReaderAt struct {
+	r    io.ReaderAt
+	off  int64
+	tail []byte
+}
+
+// readTail reads the end of the file and checks the footer's length and
+// magic before parquet-go sees it: a corrupt length must not make it
+// allocate gigabytes.
+func readTail(r io.ReaderAt, size int64) (*tailReaderAt, error) {
+	n := min(size, tailSize)
+	t := &tailReaderAt{r: r, off: size - n, tail: make([]byte, n)}
+	if _, err := r.ReadAt(t.tail, t.off); err != nil && !(errors.Is(err, io.EOF)) {
+		return nil, fmt.Errorf("read footer: %w", err)
+	}
+	end := t.tail[n-8:]
+	switch string(end[4:]) {
+	case "PAR1":
+	case "PARE":
+		return nil, fmt.Errorf("%w: encrypted footer", ErrUnsupportedFile)
+	default:
+		return nil, fmt.Errorf("%w: no PAR1 magic at the end", ErrCorruptFile)
+	}
+	footerLen := int64(end[0]) | int64(end[1])<<8 | int64(end[2])<<16 | int64(end[3])<<24
+	if footerLen+minParquetSize > size {
+		return nil, fmt.Errorf("%w: footer of %d bytes in a file of %d", ErrCorruptFile, footerLen, size)
+	}
+	if need := footerLen + 8; need > n {
+		t.off = size - need
+		t.tail = make([]byte, need)
+		if _, err := r.ReadAt(t.tail, t.off); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read footer: %w", err)
+		}
+	}
+	return t, nil
+}
+
+func (t *tailReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= t.off && off+int64(len(p)) <= t.off+int64(len(t.tail)) {
+		return copy(p, t.tail[off-t.off:]), nil
+	}
+	return t.r.ReadAt(p, off)
 }
 
 // recordingReaderAt remembers the first error of the underlying file other

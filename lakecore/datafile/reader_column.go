@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -61,8 +62,17 @@ func (c *leafCursor) close() {
 	c.n, c.pos, c.vpos = 0, 0, 0
 }
 
+// corrupt reports damaged data; the caller adds the table column's name, so
+// only a nested leaf names its Parquet path.
 func (c *leafCursor) corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: column %q: %s", ErrCorruptFile, c.path, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w%s: %s", ErrCorruptFile, c.where(), fmt.Sprintf(format, args...))
+}
+
+func (c *leafCursor) where() string {
+	if strings.Contains(c.path, ".") {
+		return fmt.Sprintf(" in Parquet column %q", c.path)
+	}
+	return ""
 }
 
 // nextPage loads the next page that has entries. It returns false at the end
@@ -83,7 +93,10 @@ func (c *leafCursor) nextPage() (bool, error) {
 			return false, nil
 		}
 		if err != nil {
-			return false, fmt.Errorf("column %q: %w", c.path, err)
+			if w := c.where(); w != "" {
+				return false, fmt.Errorf("read page%s: %w", w, err)
+			}
+			return false, err
 		}
 		c.page = page
 		if err := c.load(page); err != nil {

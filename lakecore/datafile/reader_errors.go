@@ -10,6 +10,11 @@ var (
 	// Retrying does not help; the file must be repaired or dropped.
 	ErrCorruptFile = errors.New("corrupt parquet data file")
 
+	// ErrUnsupportedFile is returned for valid Parquet this reader does not
+	// read: an encrypted file, or a compression codec other than
+	// UNCOMPRESSED, SNAPPY, GZIP and ZSTD.
+	ErrUnsupportedFile = errors.New("unsupported parquet data file")
+
 	// ErrSchemaMismatch is returned when a file cannot hold the columns of its
 	// schema: a column has the wrong Parquet physical type or shape for its
 	// Paimon type, a nested ROW field is missing, or a NOT NULL table column
