@@ -378,7 +378,9 @@ func (p *Planner) readManifest(ctx context.Context, meta *manifest.FileMeta) ([]
 }
 
 // plan groups entries into splits per (partition, bucket) in order of first
-// appearance and attaches deletion vectors.
+// appearance and attaches deletion vectors. The files of all splits share
+// one exactly sized array: with 100,000 files a growing slice per split
+// would copy and allocate several times the metadata.
 func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []manifest.Entry, fields []types.DataField) (*Plan, error) {
 	partTypes := make([]types.DataType, len(fields))
 	for i, f := range fields {
@@ -390,6 +392,8 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 	}
 	parts := map[string]*partGroup{}
 	var splits []Split
+	splitOf := make([]int32, len(entries))
+	var counts []int
 	for i := range entries {
 		e := &entries[i]
 		g := parts[string(e.Partition)]
@@ -406,13 +410,36 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 			si = len(splits)
 			g.buckets[e.Bucket] = si
 			splits = append(splits, Split{Partition: e.Partition, PartitionValues: g.values, Bucket: e.Bucket, TotalBuckets: e.TotalBuckets})
+			counts = append(counts, 0)
 		}
-		splits[si].Files = append(splits[si].Files, e.File)
+		splitOf[i] = int32(si)
+		counts[si]++
 	}
-	for i := range splits {
-		slices.SortStableFunc(splits[i].Files, func(a, b manifest.DataFileMeta) int {
-			return cmp.Compare(a.MinSequenceNumber, b.MinSequenceNumber)
-		})
+	// order holds, split after split, the indexes of the split's entries.
+	order := make([]int32, len(entries))
+	starts := make([]int, len(splits)+1)
+	for si, n := range counts {
+		starts[si+1] = starts[si] + n
+	}
+	fill := slices.Clone(starts[:len(splits)])
+	for i, si := range splitOf {
+		order[fill[si]] = int32(i)
+		fill[si]++
+	}
+	files := make([]manifest.DataFileMeta, len(entries))
+	for si := range splits {
+		idx := order[starts[si]:starts[si+1]]
+		seq := func(a, b int32) int {
+			return cmp.Or(cmp.Compare(entries[a].File.MinSequenceNumber, entries[b].File.MinSequenceNumber), cmp.Compare(a, b))
+		}
+		if !slices.IsSortedFunc(idx, seq) {
+			slices.SortFunc(idx, seq)
+		}
+		fs := files[starts[si]:starts[si+1]:starts[si+1]]
+		for k, i := range idx {
+			fs[k] = entries[i].File
+		}
+		splits[si].Files = fs
 	}
 	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
 		dvs, err := manifest.ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
