@@ -1,0 +1,305 @@
+// Package maintain keeps Paimon append tables healthy, with Java Paimon's
+// rules so that a table maintained by lakecore and read by Java (or the
+// other way round) stays correct:
+//
+//   - ExpireSnapshots deletes old snapshots and the files only they used
+//     (apache/paimon: paimon-core/.../table/ExpireSnapshotsImpl.java,
+//     operation/SnapshotDeletion.java, operation/FileDeletionBase.java);
+//   - ExpirePartitions drops partitions whose time, read from their values,
+//     is older than partition.expiration-time, as one OVERWRITE snapshot
+//     (operation/PartitionExpire.java,
+//     partition/PartitionValuesTimeExpireStrategy.java,
+//     partition/PartitionTimeExtractor.java);
+//   - Compact rewrites small data files into larger ones and commits them as
+//     a COMPACT snapshot (append/AppendCompactCoordinator.java for
+//     unaware-bucket tables, append/BucketedAppendCompactManager.java for
+//     fixed-bucket tables);
+//   - RemoveOrphanFiles deletes files no snapshot, tag or changelog refers to
+//     (operation/OrphanFilesClean.java, LocalOrphanFilesClean.java).
+//
+// Every operation returns a Report (files and bytes removed or rewritten,
+// snapshots expired, partitions dropped or skipped) whose Summary is a one-
+// line result for command output, and accepts a Progress callback for long
+// work. Options structs carry the overrides of Paimon's procedures
+// (retain_max, retain_min, older_than, max_deletes, dry_run); zero fields
+// take the table's options.
+//
+// The operations are safe to run while other processes append to the
+// table: they follow the commit protocol and never delete a file a retained
+// snapshot, a tag or a consumer's snapshot still uses. Two maintenance runs
+// of the same kind on one table at the same time are not coordinated, as in
+// Java; run one at a time.
+package maintain
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Operation names a maintenance operation as Paimon's actions name it.
+type Operation string
+
+// The operations.
+const (
+	OpExpireSnapshots   Operation = "expire-snapshots"
+	OpExpirePartitions  Operation = "expire-partitions"
+	OpCompact           Operation = "compact"
+	OpRemoveOrphanFiles Operation = "remove-orphan-files"
+)
+
+// Counts is a number of files and their total size in bytes.
+type Counts struct {
+	Files, Bytes int64
+}
+
+func (c *Counts) add(size int64) {
+	c.Files++
+	if size > 0 {
+		c.Bytes += size
+	}
+}
+
+func (c Counts) String() string {
+	return fmt.Sprintf("%d %s (%s)", c.Files, plural(c.Files, "file", "files"), formatBytes(c.Bytes))
+}
+
+// SkippedPartition is a partition that partition expiration left alone,
+// with the reason (its values are NULL or do not parse as a time).
+type SkippedPartition struct {
+	// Partition is "k1=v1/k2=v2" with unescaped values.
+	Partition string
+	Reason    string
+}
+
+// PartitionFiles describes the live data files of one partition before and
+// after a compaction.
+type PartitionFiles struct {
+	// Partition is "k1=v1/k2=v2" with unescaped values, "" when the table is
+	// not partitioned.
+	Partition     string
+	Before, After Counts
+}
+
+// Event is one progress notification of a long operation: Done of Total
+// units of Phase are finished (Total 0 when unknown).
+type Event struct {
+	Operation   Operation
+	Phase       string
+	Done, Total int
+}
+
+// Progress receives Events. It is called from the goroutine that called the
+// operation or from its workers, one call at a time.
+type Progress func(Event)
+
+// Report is the outcome of one maintenance operation. Fields that do not
+// apply to the operation stay zero.
+type Report struct {
+	Operation Operation
+	// Table is the table path relative to the warehouse ("db.db/t").
+	Table string
+	// DryRun reports what would have been done; nothing was changed.
+	DryRun   bool
+	Duration time.Duration
+
+	// SnapshotsExpired is the number of snapshot files deleted, the
+	// snapshots [ExpiredFrom, ExpiredUntil).
+	SnapshotsExpired          int
+	ExpiredFrom, ExpiredUntil int64
+
+	// RemovedData counts data files (with their extra files and changelog
+	// files) physically deleted; RemovedMeta counts manifests, manifest
+	// lists, index manifests, index and statistics files, snapshot files and
+	// stray files of the snapshot directory.
+	RemovedData, RemovedMeta Counts
+	// Removed lists the deleted files, relative to the warehouse root, in
+	// sorted order.
+	Removed []string
+	// FailedDeletes counts files that could not be deleted (left as
+	// orphans); FirstFailure describes the first.
+	FailedDeletes int
+	FirstFailure  string
+
+	// PartitionsDropped are the expired partitions ("k=v/k2=v2"), in the
+	// order Java picks them; DroppedFiles counts their files, deleted
+	// logically by the OVERWRITE snapshot and physically once that
+	// snapshot's predecessors expire.
+	PartitionsDropped []string
+	DroppedFiles      Counts
+	// Skipped are partitions that could not be judged.
+	Skipped []SkippedPartition
+
+	// Rewritten counts the compaction inputs, Written the files written in
+	// their place; Tasks is the number of compaction units (bins or
+	// windows) committed, Conflicts the attempts lost to a concurrent
+	// change of the same files, Partitions the per-partition file counts
+	// (compaction only) before and after.
+	Rewritten, Written Counts
+	Tasks              int
+	Conflicts          int
+	Partitions         []PartitionFiles
+
+	// Snapshots are the ids of the snapshots committed (OVERWRITE for
+	// partition expiration, COMPACT for compaction).
+	Snapshots []int64
+
+	mu sync.Mutex
+}
+
+func newReport(op Operation, table string, dryRun bool) *Report {
+	return &Report{Operation: op, Table: table, DryRun: dryRun}
+}
+
+func (r *Report) removed(p string, size int64, data bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if data {
+		r.RemovedData.add(size)
+	} else {
+		r.RemovedMeta.add(size)
+	}
+	r.Removed = append(r.Removed, p)
+}
+
+func (r *Report) failed(p string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.FailedDeletes++
+	if r.FirstFailure == "" {
+		r.FirstFailure = fmt.Sprintf("%s: %v", p, err)
+	}
+}
+
+func (r *Report) finish(start time.Time) {
+	sort.Strings(r.Removed)
+	r.Duration = time.Since(start)
+}
+
+// incomplete returns an error wrapping ErrIncomplete when deletes failed.
+func (r *Report) incomplete() error {
+	if r.FailedDeletes == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %s: %w: %d left as orphans, first: %s", r.Operation, r.Table, ErrIncomplete, r.FailedDeletes, r.FirstFailure)
+}
+
+// Summary is a one-line result for command output, such as
+// "expire-snapshots db.db/t: expired 12 snapshots [1, 13), removed 40 data
+// files (12.3 MiB) and 57 metadata files (1.1 MiB) in 1.2s".
+func (r *Report) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: ", r.Operation, r.Table)
+	verb := "removed"
+	if r.DryRun {
+		b.WriteString("dry run, ")
+		verb = "would remove"
+	}
+	switch r.Operation {
+	case OpExpireSnapshots:
+		if r.SnapshotsExpired == 0 {
+			b.WriteString("nothing to expire")
+		} else {
+			e := "expired"
+			if r.DryRun {
+				e = "would expire"
+			}
+			fmt.Fprintf(&b, "%s %d %s [%d, %d), %s %s and %s", e, r.SnapshotsExpired, plural(int64(r.SnapshotsExpired), "snapshot", "snapshots"),
+				r.ExpiredFrom, r.ExpiredUntil, verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
+		}
+	case OpExpirePartitions:
+		d := "dropped"
+		if r.DryRun {
+			d = "would drop"
+		}
+		fmt.Fprintf(&b, "%s %d %s (%s)", d, len(r.PartitionsDropped), plural(int64(len(r.PartitionsDropped)), "partition", "partitions"), r.DroppedFiles)
+		if len(r.Snapshots) > 0 {
+			fmt.Fprintf(&b, " in %s %s", plural(int64(len(r.Snapshots)), "snapshot", "snapshots"), joinIDs(r.Snapshots))
+		}
+		if len(r.Skipped) > 0 {
+			fmt.Fprintf(&b, ", skipped %d", len(r.Skipped))
+		}
+	case OpCompact:
+		w := "rewrote"
+		if r.DryRun {
+			w = "would rewrite"
+		}
+		fmt.Fprintf(&b, "%s %s into %s in %d %s", w, r.Rewritten, r.Written, r.Tasks, plural(int64(r.Tasks), "task", "tasks"))
+		if len(r.Snapshots) > 0 {
+			fmt.Fprintf(&b, ", %s %s", plural(int64(len(r.Snapshots)), "snapshot", "snapshots"), joinIDs(r.Snapshots))
+		}
+		if r.Conflicts > 0 {
+			fmt.Fprintf(&b, ", %d %s", r.Conflicts, plural(int64(r.Conflicts), "conflict", "conflicts"))
+		}
+	case OpRemoveOrphanFiles:
+		total := Counts{Files: r.RemovedData.Files + r.RemovedMeta.Files, Bytes: r.RemovedData.Bytes + r.RemovedMeta.Bytes}
+		fmt.Fprintf(&b, "%s %s", verb, total)
+	}
+	if r.FailedDeletes > 0 {
+		fmt.Fprintf(&b, ", %d %s failed", r.FailedDeletes, plural(int64(r.FailedDeletes), "delete", "deletes"))
+	}
+	fmt.Fprintf(&b, " in %s", r.Duration.Round(time.Millisecond))
+	return b.String()
+}
+
+// String is Summary followed by the details: skipped partitions with their
+// reasons, the per-partition file counts of a compaction, and in a dry run
+// the files that would be removed, one per line.
+func (r *Report) String() string {
+	var b strings.Builder
+	b.WriteString(r.Summary())
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&b, "\n  skipped %s: %s", s.Partition, s.Reason)
+	}
+	for _, p := range r.Partitions {
+		name := p.Partition
+		if name == "" {
+			name = "(table)"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s -> %s", name, p.Before, p.After)
+	}
+	if r.DryRun {
+		for _, f := range r.Removed {
+			fmt.Fprintf(&b, "\n  %s", f)
+		}
+	}
+	if r.FirstFailure != "" {
+		fmt.Fprintf(&b, "\n  first failed delete: %s", r.FirstFailure)
+	}
+	return b.String()
+}
+
+func (c Counts) described(what string) string {
+	return fmt.Sprintf("%d %s %s (%s)", c.Files, what, plural(c.Files, "file", "files"), formatBytes(c.Bytes))
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func joinIDs(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ", ")
+}
+
+// formatBytes renders n in binary units: "512 B", "1.5 KiB", "12.3 MiB".
+func formatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

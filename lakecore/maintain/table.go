@@ -1,0 +1,408 @@
+package maintain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// ioParallelism bounds the goroutines that read or delete files at once
+// (Java's file-operation.thread-num defaults to the number of cores; the
+// work is I/O bound on object stores).
+const ioParallelism = 8
+
+// table is what the operations need to know about one table: its latest
+// schema and how data files are laid out.
+type table struct {
+	fio        storage.FileIO
+	path       string
+	schema     *schema.TableSchema
+	opts       schema.Options
+	partFields []types.DataField
+	partTypes  []types.DataType
+	partOpts   binrow.PartitionOptions
+	dataDir    string // data-file.path-directory, "" when unset
+	snapshots  *snapshot.Manager
+	log        *slog.Logger
+
+	mu       sync.Mutex
+	partDirs map[string]string // partition bytes -> "k=v/k2=v2" escaped
+	partName map[string]string // partition bytes -> "k=v/k2=v2" unescaped
+}
+
+func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *slog.Logger) (*table, error) {
+	tablePath = strings.Trim(tablePath, "/")
+	s, err := schema.NewManager(fio, tablePath).Latest(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load table %s: %w", tablePath, err)
+	}
+	o := s.Opts()
+	legacy, err := o.PartitionLegacyName()
+	if err != nil {
+		return nil, fmt.Errorf("load table %s: %w", tablePath, err)
+	}
+	t := &table{
+		fio:        fio,
+		path:       tablePath,
+		schema:     s,
+		opts:       o,
+		partFields: s.PartitionFields(),
+		partOpts:   binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy},
+		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
+		snapshots:  snapshot.NewManager(fio, tablePath),
+		log:        log,
+		partDirs:   map[string]string{},
+		partName:   map[string]string{},
+	}
+	if len(t.partFields) != len(s.PartitionKeys) {
+		return nil, fmt.Errorf("load table %s: partition keys %v are not all fields of schema %d", tablePath, s.PartitionKeys, s.ID)
+	}
+	if t.log == nil {
+		t.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	for _, f := range t.partFields {
+		t.partTypes = append(t.partTypes, f.Type)
+	}
+	return t, nil
+}
+
+// decodePartition returns the values of a serialized partition row.
+func (t *table) decodePartition(part []byte) ([]any, error) {
+	vals, err := binrow.Deserialize(t.partTypes, part)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: partition %x: %w", t.path, part, err)
+	}
+	return vals, nil
+}
+
+// partitionDir returns the escaped partition directory of a serialized
+// partition row ("" for an unpartitioned table), as Java's
+// FileStorePathFactory.getPartitionString computes it.
+func (t *table) partitionDir(part []byte) (string, error) {
+	if len(t.partFields) == 0 {
+		return "", nil
+	}
+	t.mu.Lock()
+	d, ok := t.partDirs[string(part)]
+	t.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	vals, err := t.decodePartition(part)
+	if err != nil {
+		return "", err
+	}
+	d, err = binrow.PartitionPath(t.partFields, vals, t.partOpts)
+	if err != nil {
+		return "", fmt.Errorf("table %s: partition directory: %w", t.path, err)
+	}
+	t.mu.Lock()
+	t.partDirs[string(part)] = d
+	t.mu.Unlock()
+	return d, nil
+}
+
+// dataRoot is the directory below which partition directories live.
+func (t *table) dataRoot() string {
+	if t.dataDir == "" {
+		return t.path
+	}
+	return path.Join(t.path, t.dataDir)
+}
+
+// bucketDir is <table>/[data-file.path-directory/]<partition>/bucket-<b>.
+func (t *table) bucketDir(part []byte, bucket int32) (string, error) {
+	d, err := t.partitionDir(part)
+	if err != nil {
+		return "", err
+	}
+	return path.Join(t.dataRoot(), d, "bucket-"+strconv.Itoa(int(bucket))), nil
+}
+
+// dataFilePaths returns where a data file and its extra files live relative
+// to the FileIO root (DataFilePathFactory.toPath and toAlignedPath). ok is
+// false for a file stored at an external path outside the FileIO, which
+// lakecore cannot reach.
+func (t *table) dataFilePaths(part []byte, bucket int32, f *manifest.DataFileMeta) (file string, extras []string, ok bool, err error) {
+	dir := ""
+	if f.ExternalPath != nil && *f.ExternalPath != "" {
+		p, inside := t.external(*f.ExternalPath)
+		if !inside {
+			return "", nil, false, nil
+		}
+		file, dir = p, path.Dir(p)
+	} else {
+		dir, err = t.bucketDir(part, bucket)
+		if err != nil {
+			return "", nil, false, err
+		}
+		file = path.Join(dir, f.FileName)
+	}
+	for _, x := range f.ExtraFiles {
+		extras = append(extras, path.Join(dir, x))
+	}
+	return file, extras, true, nil
+}
+
+// external maps a URI under the FileIO's root to a FileIO path.
+func (t *table) external(uri string) (string, bool) {
+	root := strings.TrimSuffix(t.fio.String(), "/")
+	prefixes := []string{root + "/"}
+	if local, ok := strings.CutPrefix(root, "file://"); ok {
+		// Java's Path prints local files as file:/dir.
+		prefixes = append(prefixes, "file:"+local+"/", local+"/")
+	}
+	for _, p := range prefixes {
+		if rest, ok := strings.CutPrefix(uri, p); ok && storage.ValidatePath(rest) == nil {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// indexFilePath is where an index file lives (IndexPathFactory): index/<name>
+// under the table, or its external path.
+func (t *table) indexFilePath(e *manifest.IndexEntry) (string, bool) {
+	if e.ExternalPath != nil && *e.ExternalPath != "" {
+		return t.external(*e.ExternalPath)
+	}
+	return path.Join(t.path, "index", e.FileName), true
+}
+
+func (t *table) manifestPath(name string) string   { return path.Join(t.path, "manifest", name) }
+func (t *table) statisticsPath(name string) string { return path.Join(t.path, "statistics", name) }
+
+// readManifestList reads a manifest list, checking its size when the
+// snapshot records it.
+func (t *table) readManifestList(ctx context.Context, name string, size *int64) ([]manifest.FileMeta, error) {
+	p := t.manifestPath(name)
+	data, err := t.fio.ReadFile(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list %s: %w", p, err)
+	}
+	if size != nil && *size != int64(len(data)) {
+		return nil, fmt.Errorf("read manifest list %s: %d bytes, the snapshot says %d", p, len(data), *size)
+	}
+	metas, err := manifest.DecodeFileMetas(data)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest list %s: %w", p, err)
+	}
+	return metas, nil
+}
+
+// readManifest reads a manifest, checking its size against its manifest
+// list record.
+func (t *table) readManifest(ctx context.Context, m *manifest.FileMeta) ([]manifest.Entry, error) {
+	p := t.manifestPath(m.FileName)
+	data, err := t.fio.ReadFile(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", p, err)
+	}
+	if m.FileSize > 0 && int64(len(data)) != m.FileSize {
+		return nil, fmt.Errorf("read manifest %s: %d bytes, the manifest list says %d", p, len(data), m.FileSize)
+	}
+	entries, err := manifest.DecodeEntries(data)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest %s: %w", p, err)
+	}
+	return entries, nil
+}
+
+// dataManifests returns the manifests of a snapshot's base and delta lists,
+// base first (ManifestList.readDataManifests).
+func (t *table) dataManifests(ctx context.Context, s *snapshot.Snapshot) ([]manifest.FileMeta, error) {
+	base, err := t.readManifestList(ctx, s.BaseManifestList, s.BaseManifestListSize)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
+	}
+	delta, err := t.readManifestList(ctx, s.DeltaManifestList, s.DeltaManifestListSize)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
+	}
+	return append(base, delta...), nil
+}
+
+// liveEntries returns the merged entries of a snapshot: its live files
+// (plus any DELETE whose ADD is not in its manifests), read concurrently
+// and merged in manifest order (FileEntry.mergeEntries).
+func (t *table) liveEntries(ctx context.Context, s *snapshot.Snapshot) ([]manifest.Entry, error) {
+	metas, err := t.dataManifests(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	groups := make([][]manifest.Entry, len(metas))
+	err = forEach(ctx, len(metas), func(ctx context.Context, i int) error {
+		var err error
+		groups[i], err = t.readManifest(ctx, &metas[i])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
+	}
+	var all []manifest.Entry
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	merged, err := manifest.MergeEntries(all)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d of %s: %w", s.ID, t.path, err)
+	}
+	return merged, nil
+}
+
+// forEach calls fn for 0..n-1 on up to ioParallelism goroutines and returns
+// the first error (in index order among those that failed); after an error
+// the remaining indexes are skipped.
+func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	if n == 0 {
+		return ctx.Err()
+	}
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(ioParallelism, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || inner.Err() != nil {
+					return
+				}
+				if errs[i] = fn(inner, i); errs[i] != nil {
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var canceled error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		if canceled == nil {
+			canceled = err
+		}
+	}
+	return canceled
+}
+
+// fileRef is a file to delete. size < 0 means unknown: it is looked up
+// (and a missing file is then not counted).
+type fileRef struct {
+	path string
+	size int64
+	data bool
+}
+
+// deleter deletes files, or in a dry run only records them, into a Report.
+type deleter struct {
+	fio      storage.FileIO
+	dryRun   bool
+	report   *Report
+	progress func(done, total int)
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newDeleter(fio storage.FileIO, r *Report, dryRun bool) *deleter {
+	return &deleter{fio: fio, dryRun: dryRun, report: r, seen: map[string]bool{}}
+}
+
+// delete removes files concurrently; each file is deleted at most once per
+// deleter. Failures are recorded in the report and do not stop the others
+// (Java's deleteQuietly); only a cancelled context is returned.
+func (d *deleter) delete(ctx context.Context, files []fileRef) error {
+	d.mu.Lock()
+	todo := files[:0:0]
+	for _, f := range files {
+		if !d.seen[f.path] {
+			d.seen[f.path] = true
+			todo = append(todo, f)
+		}
+	}
+	d.mu.Unlock()
+	var done atomic.Int64
+	return forEach(ctx, len(todo), func(ctx context.Context, i int) error {
+		f := todo[i]
+		if f.size < 0 {
+			info, err := d.fio.Stat(ctx, f.path)
+			switch {
+			case errors.Is(err, storage.ErrNotExist):
+				return nil
+			case err != nil:
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				f.size = 0
+			default:
+				f.size = info.Size
+			}
+		}
+		if !d.dryRun {
+			if err := d.fio.Delete(ctx, f.path); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				d.report.failed(f.path, err)
+				return nil
+			}
+		}
+		d.report.removed(f.path, f.size, f.data)
+		if d.progress != nil {
+			d.progress(int(done.Add(1)), len(todo))
+		}
+		return nil
+	})
+}
+
+// removeEmptyDirs tries to remove the given bucket directories and then
+// their partition directories up to the data root, deepest first; a
+// directory that is not empty stays (FileDeletionBase.cleanEmptyDirectories).
+// On object stores directories do not exist and this is a no-op.
+func (t *table) removeEmptyDirs(ctx context.Context, bucketDirs map[string]bool) {
+	root := t.dataRoot()
+	level := map[string]bool{}
+	for d := range bucketDirs {
+		if t.fio.Delete(ctx, d) == nil {
+			level[path.Dir(d)] = true
+		}
+	}
+	for range t.partFields {
+		next := map[string]bool{}
+		for d := range level {
+			if d == root || !strings.HasPrefix(d, root+"/") {
+				continue
+			}
+			if infos, err := t.fio.List(ctx, d, false); err == nil && len(infos) == 0 && t.fio.Delete(ctx, d) == nil {
+				next[path.Dir(d)] = true
+			}
+		}
+		level = next
+	}
+}
