@@ -3,10 +3,7 @@ package lakecore_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,45 +11,17 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// fixtureRoot returns shared/fixtures/paimon beside the repository root (the
-// directory holding go.mod), or skips the test when the fixtures are absent.
-func fixtureRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Paimon fixtures not found at %s", root)
-	}
-	return root
-}
-
-// fixtureFIO opens the warehouse of a fixture read-only in spirit: the
-// tests never write through it.
+// fixtureFIO opens the warehouse of a fixture; the tests never write
+// through it.
 func fixtureFIO(t testing.TB, fixture string) storage.FileIO {
 	t.Helper()
-	fio, err := storage.NewLocal(filepath.Join(fixtureRoot(t), fixture, "warehouse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fio
+	return scantest.FixtureFIO(t, fixture)
 }
 
 func openFixture(t testing.TB, fixture, table string) *lakecore.Table {
@@ -64,45 +33,10 @@ func openFixture(t testing.TB, fixture, table string) *lakecore.Table {
 	return tb
 }
 
-// render writes a value with its Go type, exactly: decimals with their
-// scale, timestamps to the nanosecond, nested values recursively.
-func render(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case types.Decimal:
-		return "dec:" + x.String()
-	case types.Timestamp:
-		return fmt.Sprintf("ts:%s(%d+%d)", x.Time().Format("2006-01-02T15:04:05.000000000"), x.Millis, x.NanoOfMilli)
-	case types.Date:
-		return fmt.Sprintf("date:%d", int32(x))
-	case types.Time:
-		return fmt.Sprintf("time:%d", int32(x))
-	case []byte:
-		return fmt.Sprintf("bytes:%q", x)
-	case string:
-		return fmt.Sprintf("%q", x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = render(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case types.Map:
-		parts := make([]string, len(x.Keys))
-		for i := range x.Keys {
-			parts[i] = render(x.Keys[i]) + ": " + render(x.Values[i])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	default:
-		return fmt.Sprintf("%T:%v", v, v)
-	}
-}
-
 func renderRows(rows [][]any) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = render([]any(r))
+		out[i] = scantest.Render([]any(r))
 	}
 	return out
 }

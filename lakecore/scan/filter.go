@@ -126,11 +126,7 @@ func (m *partitionMatcher) mayContain(st manifest.SimpleStats) bool {
 	if !m.any {
 		return true
 	}
-	mins, err := binrow.Deserialize(m.types, st.MinValues)
-	if err != nil {
-		return true
-	}
-	maxs, err := binrow.Deserialize(m.types, st.MaxValues)
+	mins, maxs, nullCounts, err := st.Decode(m.types)
 	if err != nil {
 		return true
 	}
@@ -139,8 +135,8 @@ func (m *partitionMatcher) mayContain(st manifest.SimpleStats) bool {
 			continue
 		}
 		var nulls *int64
-		if i < len(st.NullCounts) {
-			nulls = st.NullCounts[i]
+		if nullCounts != nil {
+			nulls = nullCounts[i]
 		}
 		possible := false
 		for _, v := range allowed {

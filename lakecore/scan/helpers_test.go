@@ -2,8 +2,6 @@ package scan_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
@@ -12,33 +10,9 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// fixtureFIO opens the warehouse of a fixture of shared/fixtures/paimon
-// beside the repository root, or skips the test when they are absent.
 func fixtureFIO(t testing.TB, fixture string) storage.FileIO {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon", fixture, "warehouse")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Paimon fixture not found at %s", root)
-	}
-	fio, err := storage.NewLocal(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fio
+	return scantest.FixtureFIO(t, fixture)
 }
 
 func tempFIO(t testing.TB) *storage.Local {

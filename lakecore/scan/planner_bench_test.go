@@ -10,7 +10,6 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -68,7 +67,7 @@ func benchTable(b *testing.B, fio storage.FileIO, tablePath string, manifests, p
 				SchemaID: s.ID, ExtraFiles: []string{}, CreationTimeMillis: &created, DeleteRowCount: &zero, FileSource: &source,
 			}}
 		}
-		meta, err := scantest.WriteManifest(ctx, fio, tablePath, entries, partTypes, s.ID)
+		meta, err := manifest.WriteManifest(ctx, fio, tablePath, entries, partTypes, s.ID, manifest.Codec{})
 		if err != nil {
 			b.Fatal(err)
 		}

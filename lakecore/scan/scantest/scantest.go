@@ -8,7 +8,6 @@ package scantest
 import (
 	"context"
 	"fmt"
-	"math"
 	"path"
 	"testing"
 
@@ -211,107 +210,9 @@ func (tb *Table) Commit(kind snapshot.CommitKind, entries ...manifest.Entry) *sn
 // manifest-list record, with exact partition stats.
 func (tb *Table) WriteManifest(entries []manifest.Entry) manifest.FileMeta {
 	tb.T.Helper()
-	meta, err := WriteManifest(context.Background(), tb.FIO, tb.Path, entries, tb.partTypes(), tb.Schema.ID)
+	meta, err := manifest.WriteManifest(context.Background(), tb.FIO, tb.Path, entries, tb.partTypes(), tb.Schema.ID, manifest.Codec{})
 	if err != nil {
 		tb.T.Fatal(err)
 	}
 	return meta
-}
-
-// WriteManifest writes entries as manifest/manifest-<uuid>-0 of the table
-// and returns its manifest-list record: exact size, entry counts, partition
-// stats (min, max, null count per partition key) and bucket and level
-// ranges.
-func WriteManifest(ctx context.Context, fio storage.FileIO, tablePath string, entries []manifest.Entry, partTypes []types.DataType, schemaID int64) (manifest.FileMeta, error) {
-	data, err := manifest.EncodeEntries(entries, manifest.Codec{})
-	if err != nil {
-		return manifest.FileMeta{}, err
-	}
-	name := "manifest-" + uuid.NewString() + "-0"
-	if err := fio.WriteExclusive(ctx, path.Join(tablePath, "manifest", name), data); err != nil {
-		return manifest.FileMeta{}, err
-	}
-	m := manifest.FileMeta{FileName: name, FileSize: int64(len(data)), SchemaID: schemaID}
-	mins := make([]any, len(partTypes))
-	maxs := make([]any, len(partTypes))
-	nulls := make([]int64, len(partTypes))
-	minB, maxB, minL, maxL := int32(math.MaxInt32), int32(math.MinInt32), int32(math.MaxInt32), int32(math.MinInt32)
-	seen := map[string]bool{}
-	for _, e := range entries {
-		if e.Kind == manifest.FileKindAdd {
-			m.NumAddedFiles++
-		} else {
-			m.NumDeletedFiles++
-		}
-		minB, maxB = min(minB, e.Bucket), max(maxB, e.Bucket)
-		minL, maxL = min(minL, e.File.Level), max(maxL, e.File.Level)
-		if seen[string(e.Partition)] {
-			continue
-		}
-		seen[string(e.Partition)] = true
-		vals, err := binrow.Deserialize(partTypes, e.Partition)
-		if err != nil {
-			return manifest.FileMeta{}, err
-		}
-		for i, v := range vals {
-			if v == nil {
-				nulls[i]++
-				continue
-			}
-			if mins[i] == nil {
-				mins[i], maxs[i] = v, v
-				continue
-			}
-			lo, err := less(v, mins[i])
-			if err != nil {
-				return manifest.FileMeta{}, err
-			}
-			hi, _ := less(maxs[i], v)
-			if lo {
-				mins[i] = v
-			}
-			if hi {
-				maxs[i] = v
-			}
-		}
-	}
-	nullable := make([]types.DataType, len(partTypes))
-	for i, t := range partTypes {
-		nullable[i] = t.WithNullable(true)
-	}
-	if m.PartitionStats.MinValues, err = binrow.Serialize(nullable, mins); err != nil {
-		return manifest.FileMeta{}, err
-	}
-	if m.PartitionStats.MaxValues, err = binrow.Serialize(nullable, maxs); err != nil {
-		return manifest.FileMeta{}, err
-	}
-	m.PartitionStats.NullCounts = make([]*int64, len(partTypes))
-	for i := range nulls {
-		m.PartitionStats.NullCounts[i] = &nulls[i]
-	}
-	if len(entries) > 0 {
-		m.MinBucket, m.MaxBucket, m.MinLevel, m.MaxLevel = &minB, &maxB, &minL, &maxL
-	}
-	return m, nil
-}
-
-// less orders the partition value types tests use.
-func less(a, b any) (bool, error) {
-	switch x := a.(type) {
-	case int32:
-		return x < b.(int32), nil
-	case int64:
-		return x < b.(int64), nil
-	case string:
-		return x < b.(string), nil
-	case types.Date:
-		return x < b.(types.Date), nil
-	case int16:
-		return x < b.(int16), nil
-	case int8:
-		return x < b.(int8), nil
-	case bool:
-		return !x && b.(bool), nil
-	}
-	return false, fmt.Errorf("scantest: no order for partition value %T", a)
 }
