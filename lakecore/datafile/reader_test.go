@@ -561,3 +561,26 @@ func TestReadDamagedFiles(t *testing.T) {
 		t.Errorf("I/O failure: err = %v", err)
 	}
 }
+
+// TestReadMultiset reads a MAP<STRING, INT NOT NULL> column, the layout Java
+// writes for MULTISET, as MULTISET<STRING>.
+func TestReadMultiset(t *testing.T) {
+	dir := t.TempDir()
+	name, want := rdWriteRecords(t, dir, 20)
+	fields := rdRecordFields()
+	fields[15].Type = types.MultisetType(types.StringType().NotNull())
+	r, err := NewReader(rdOpen(t, dir, name), fields, fields, ReaderOptions{Projection: []int{15}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := rdReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if g, w := rdRender(got[i][0]), rdRender(want[i][15]); g != w {
+			t.Fatalf("row %d: got %s, want %s", i, g, w)
+		}
+	}
+}
