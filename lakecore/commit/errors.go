@@ -1,0 +1,37 @@
+package commit
+
+import "errors"
+
+// Sentinel errors of the committer. Test with errors.Is; the message around
+// them names the table, the snapshot id and what went wrong.
+var (
+	// ErrConflict is returned (wrapped) by a COMPACT or OVERWRITE commit, or
+	// an APPEND that deletes files, when the latest snapshot no longer
+	// allows it: a file to delete is not live any more (another compaction
+	// or overwrite removed it), the commit adds and deletes the same file, or
+	// the total bucket count of a partition would change. It is not retried
+	// (Paimon's "files conflict", ConflictDetection.checkConflicts); the
+	// caller must re-plan, e.g. compact again from the new snapshot. Nothing
+	// was committed.
+	ErrConflict = errors.New("commit conflict")
+
+	// ErrRetriesExhausted is returned (wrapped) when another writer took the
+	// snapshot id on every attempt until commit.max-retries or
+	// commit.timeout ran out. Nothing was committed (unless the error also
+	// wraps ErrCommitAmbiguous). Committing the same messages again with the
+	// same identifier is safe after FilterCommitted.
+	ErrRetriesExhausted = errors.New("commit retries exhausted")
+
+	// ErrCommitAmbiguous is returned (wrapped) when the committer gave up
+	// (context done, retries exhausted) right after a snapshot write whose
+	// outcome it could not learn: the snapshot may or may not exist. Call
+	// FilterCommitted (or snapshot.Manager.FindCommit) before committing the
+	// same identifier again. The files of such an attempt are never deleted.
+	ErrCommitAmbiguous = errors.New("commit outcome unknown")
+
+	// ErrInvalidMessage is returned (wrapped) for commit messages that
+	// cannot be committed as given: a partition that does not decode with
+	// the table's partition keys, files outside the partitions being
+	// overwritten, compaction input in a plain Compact call and the like.
+	ErrInvalidMessage = errors.New("invalid commit message")
+)

@@ -1,0 +1,594 @@
+// Package write turns rows into the Parquet data files of a Paimon append
+// table and the commit messages that describe them (Paimon's
+// AppendOnlyWriter and its RollingFileWriter, apache/paimon:
+// paimon-core/src/main/java/org/apache/paimon/append/AppendOnlyWriter.java).
+//
+// A TableWriter routes each row to its partition and bucket, streams it
+// into the open data file of that (partition, bucket) straight to storage,
+// rolls files at target-file-size and, on Prepare, closes every open file
+// and returns one commit.Message per (partition, bucket) with the exact
+// DataFileMeta of each file (paimon-format.md §6.2, §9). Committing the
+// messages is the commit package's business.
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// DefaultRowGroupSize is the Parquet row group size of a TableWriter when
+// Options.RowGroupSize is 0. An open data file buffers about one row group,
+// so this bounds the memory per open (partition, bucket): 4 MiB keeps 100
+// partitions written at once below ~0.5 GiB. Java's writers use
+// parquet.block.size (128 MiB) instead, which readers do not depend on.
+const DefaultRowGroupSize = 4 << 20
+
+// rollCheckRows is how often the size of an open file is compared with the
+// target size: RollingFileWriterImpl.CHECK_ROLLING_RECORD_CNT.
+const rollCheckRows = 1000
+
+// Options configure a TableWriter. Zero fields take Paimon's defaults:
+// TargetFileSize 256 MiB, Compression "zstd", ZstdLevel 1, FilePrefix
+// "data-", RowGroupSize DefaultRowGroupSize, Now time.Now.
+type Options struct {
+	// TargetFileSize is target-file-size: a data file is closed once it
+	// reaches it (looked at every 1000 rows, as Java does).
+	TargetFileSize int64
+	// Compression and ZstdLevel are file.compression and
+	// file.compression.zstd-level.
+	Compression string
+	ZstdLevel   int
+	// FilePrefix is data-file.prefix.
+	FilePrefix string
+	// RowGroupSize is the Parquet row group size; see DefaultRowGroupSize.
+	RowGroupSize int64
+	// Now is the clock of the files' creation time.
+	Now func() time.Time
+}
+
+// OptionsFromSchema returns the options a table's schema sets:
+// target-file-size, file.compression, file.compression.zstd-level and
+// data-file.prefix. An option that does not parse takes its default; run
+// schema.TableSchema.CheckWritable first to reject such tables.
+func OptionsFromSchema(s *schema.TableSchema) Options {
+	o := s.Opts()
+	out := Options{Compression: o.FileCompression(), FilePrefix: o.DataFilePrefix(), Now: time.Now}
+	out.TargetFileSize, _ = o.TargetFileSize()
+	out.ZstdLevel, _ = o.ZstdLevel()
+	return out
+}
+
+func (o Options) withDefaults() Options {
+	if o.TargetFileSize <= 0 {
+		o.TargetFileSize = 256 << 20
+	}
+	if o.Compression == "" {
+		o.Compression = "zstd"
+	}
+	if o.ZstdLevel == 0 {
+		o.ZstdLevel = 1
+	}
+	if o.FilePrefix == "" {
+		o.FilePrefix = "data-"
+	}
+	if o.RowGroupSize <= 0 {
+		o.RowGroupSize = DefaultRowGroupSize
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// SequenceRestorer returns the largest sequence number among the live files
+// of a (partition, bucket) of a fixed-bucket table, or -1 when it has none,
+// so that a new writer continues the numbering (AbstractFileStoreWrite,
+// DataFileMeta.getMaxSequenceNumber; paimon-format.md §9.2).
+type SequenceRestorer func(ctx context.Context, partition []byte, bucket int32) (maxSeq int64, err error)
+
+// TableWriter writes the rows of one table. It is not safe for concurrent
+// use; use one per in-flight batch.
+type TableWriter struct {
+	fio     storage.FileIO
+	dataDir string // table path, plus data-file.path-directory
+	schema  *schema.TableSchema
+	o       Options
+	restore SequenceRestorer
+
+	partFields, bucketFields []types.DataField
+	partIdx, bucketIdx       []int
+	partTypes, bucketTypes   []types.DataType
+	numBuckets               int // -1: unaware
+	partOpts                 binrow.PartitionOptions
+	wopts                    datafile.WriterOptions
+	dense                    bool
+	fieldTypes               []types.DataType
+	extension                string
+	checkEvery               int64
+
+	fileUUID    string
+	fileCounter int64
+
+	writers map[bucketKey]*bucketWriter
+	order   []*bucketWriter
+	// nextSeq remembers the counters of fixed-bucket writers dropped while
+	// idle, whose files may not be committed yet.
+	nextSeq map[bucketKey]int64
+	// closed lists the files closed since the last Prepare, for Abort.
+	closed []string
+	failed error
+}
+
+type bucketKey struct {
+	partition string
+	bucket    int32
+}
+
+// bucketWriter is the writer of one (partition, bucket): AppendOnlyWriter.
+type bucketWriter struct {
+	key       bucketKey
+	partition []byte
+	dir       string
+	seq       int64 // next sequence number (LongCounter)
+	file      *openFile
+	done      []manifest.DataFileMeta
+	active    bool // wrote a row since the last Prepare
+}
+
+type openFile struct {
+	name, path string
+	out        storage.Writer
+	w          *datafile.Writer
+	rows       int64
+	minSeq     int64
+}
+
+// NewTableWriter returns a writer of rows of schema s into the table at
+// tablePath (relative to fio's root). restore is asked, for fixed-bucket
+// tables, where the sequence numbers of a (partition, bucket) continue; nil
+// starts them at 0. The schema must be writable (CheckWritable).
+func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore SequenceRestorer) (*TableWriter, error) {
+	if err := s.CheckWritable(); err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	opts := s.Opts()
+	w := &TableWriter{
+		fio:        fio,
+		dataDir:    strings.TrimSuffix(tablePath, "/"),
+		schema:     s,
+		o:          o.withDefaults(),
+		restore:    restore,
+		checkEvery: rollCheckRows,
+		fileUUID:   uuid.NewString(),
+		writers:    map[bucketKey]*bucketWriter{},
+		nextSeq:    map[bucketKey]int64{},
+	}
+	if d := strings.Trim(opts.DataFilePathDirectory(), "/"); d != "" {
+		w.dataDir = path.Join(w.dataDir, d)
+	}
+	var err error
+	if w.partFields, w.partIdx, err = project(s, s.PartitionKeys); err != nil {
+		return nil, fmt.Errorf("new table writer for %s: partition keys: %w", tablePath, err)
+	}
+	w.partTypes = typesOf(w.partFields)
+	n, err := opts.Bucket()
+	if err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	switch {
+	case n == -1:
+		w.numBuckets = -1
+	case n > 0:
+		w.numBuckets = n
+		keys := make([]string, 0)
+		for _, f := range s.BucketKeyFields() {
+			keys = append(keys, f.Name)
+		}
+		if len(keys) == 0 {
+			return nil, fmt.Errorf("new table writer for %s: bucket = %d needs a bucket-key", tablePath, n)
+		}
+		if w.bucketFields, w.bucketIdx, err = project(s, keys); err != nil {
+			return nil, fmt.Errorf("new table writer for %s: bucket key: %w", tablePath, err)
+		}
+		w.bucketTypes = typesOf(w.bucketFields)
+	default:
+		return nil, fmt.Errorf("new table writer for %s: %w: bucket = %d", tablePath, schema.ErrUnsupported, n)
+	}
+	legacy, err := opts.PartitionLegacyName()
+	if err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	w.partOpts = binrow.PartitionOptions{DefaultName: opts.PartitionDefaultName(), LegacyName: legacy}
+	modes, err := opts.StatsModes(s.FieldNames())
+	if err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	if w.dense, err = opts.StatsDenseStore(); err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	w.wopts = datafile.WriterOptions{Compression: w.o.Compression, ZstdLevel: w.o.ZstdLevel, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	w.fieldTypes = typesOf(s.Fields)
+	w.extension = ".parquet"
+	if inc, err := opts.FileSuffixIncludeCompression(); err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
+		w.extension = "." + ext + ".parquet" // DataFilePathFactory.makeExtension
+	}
+	return w, nil
+}
+
+// compressionExtension is DataFilePathFactory.compressFileExtension: the
+// HadoopCompressionType extension, or the codec name itself.
+func compressionExtension(codec string) string {
+	switch strings.ToLower(codec) {
+	case "", "none":
+		return ""
+	case "zstd":
+		return "zst"
+	case "gzip":
+		return "gz"
+	case "bzip2":
+		return "bz2"
+	}
+	return codec
+}
+
+func project(s *schema.TableSchema, names []string) ([]types.DataField, []int, error) {
+	fields := make([]types.DataField, len(names))
+	idx := make([]int, len(names))
+	for i, n := range names {
+		j := types.FieldByName(s.Fields, n)
+		if j < 0 {
+			return nil, nil, fmt.Errorf("%q is not a field of schema %d", n, s.ID)
+		}
+		fields[i], idx[i] = s.Fields[j], j
+	}
+	return fields, idx, nil
+}
+
+func typesOf(fields []types.DataField) []types.DataType {
+	out := make([]types.DataType, len(fields))
+	for i, f := range fields {
+		out[i] = f.Type
+	}
+	return out
+}
+
+// Schema returns the schema rows are written with.
+func (w *TableWriter) Schema() *schema.TableSchema { return w.schema }
+
+// Write appends row (values in schema field order, lakecore/types Go
+// values) to the data file of its partition and bucket. A row that does not
+// fit the table fails alone with an error wrapping ErrInvalidRow that names
+// the field; nothing of it is written. Storage failures wrap
+// ErrWriterFailed: Abort, then write the batch again.
+func (w *TableWriter) Write(ctx context.Context, row []any) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	if len(row) != len(w.fieldTypes) {
+		return fmt.Errorf("write to %s: %w: %d values for %d fields", w.dataDir, ErrInvalidRow, len(row), len(w.fieldTypes))
+	}
+	part, err := encodeKey(w.partFields, w.partIdx, row, true)
+	if err != nil {
+		return fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
+	}
+	bucket := int32(0)
+	if w.numBuckets > 0 {
+		key, err := encodeKey(w.bucketFields, w.bucketIdx, row, false)
+		if err != nil {
+			return fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
+		}
+		bucket = int32(binrow.Bucket(key, w.numBuckets))
+	}
+	bw, err := w.bucketWriter(ctx, part, bucket)
+	if err != nil {
+		return err
+	}
+	if bw.file == nil {
+		if err := w.openFile(ctx, bw); err != nil {
+			return w.fail(err)
+		}
+	}
+	f := bw.file
+	if err := f.w.Write(row); err != nil {
+		if errors.Is(err, datafile.ErrInvalidValue) {
+			if f.rows == 0 { // do not leave an empty file behind
+				_ = f.out.Abort()
+				bw.file = nil
+			}
+			return fmt.Errorf("write to %s: %w: %w", w.dataDir, ErrInvalidRow, err)
+		}
+		return w.fail(fmt.Errorf("write data file %s: %w", f.path, err))
+	}
+	f.rows++
+	bw.seq++
+	bw.active = true
+	if f.rows%w.checkEvery == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
+		if err := w.closeFile(bw); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// encodeKey serializes (partition) or encodes (bucket key) the key fields
+// of row, naming the field on failure.
+func encodeKey(fields []types.DataField, idx []int, row []any, serialize bool) ([]byte, error) {
+	vals := make([]any, len(fields))
+	ts := make([]types.DataType, len(fields))
+	for i, f := range fields {
+		vals[i], ts[i] = row[idx[i]], f.Type
+		if vals[i] == nil && !f.Type.Nullable {
+			return nil, fmt.Errorf("field %q: got NULL, want %s", f.Name, f.Type)
+		}
+	}
+	var b []byte
+	var err error
+	if serialize {
+		b, err = binrow.Serialize(ts, vals)
+	} else {
+		b, err = binrow.Encode(ts, vals)
+	}
+	if err == nil {
+		return b, nil
+	}
+	for i, f := range fields {
+		if _, ferr := binrow.Encode(ts[i:i+1], vals[i:i+1]); ferr != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Name, ferr)
+		}
+	}
+	return nil, err
+}
+
+func (w *TableWriter) bucketWriter(ctx context.Context, part []byte, bucket int32) (*bucketWriter, error) {
+	key := bucketKey{partition: string(part), bucket: bucket}
+	if bw, ok := w.writers[key]; ok {
+		return bw, nil
+	}
+	dir := w.dataDir
+	if len(w.partFields) > 0 {
+		vals, err := binrow.Deserialize(w.partTypes, part)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: partition: %w", w.dataDir, err)
+		}
+		pp, err := binrow.PartitionPath(w.partFields, vals, w.partOpts)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w: partition directory: %w", w.dataDir, ErrInvalidRow, err)
+		}
+		dir = path.Join(dir, pp)
+	}
+	dir = path.Join(dir, "bucket-"+strconv.Itoa(int(bucket)))
+	bw := &bucketWriter{key: key, partition: []byte(key.partition), dir: dir}
+	if w.numBuckets > 0 {
+		next, remembered := w.nextSeq[key]
+		if w.restore != nil {
+			max, err := w.restore(ctx, bw.partition, bucket)
+			if err != nil {
+				return nil, fmt.Errorf("write to %s: restore sequence numbers of bucket %d: %w", w.dataDir, bucket, err)
+			}
+			bw.seq = max + 1
+		}
+		if remembered && next > bw.seq {
+			bw.seq = next
+		}
+		delete(w.nextSeq, key)
+	}
+	w.writers[key] = bw
+	w.order = append(w.order, bw)
+	return bw, nil
+}
+
+func (w *TableWriter) openFile(ctx context.Context, bw *bucketWriter) error {
+	name := w.o.FilePrefix + w.fileUUID + "-" + strconv.FormatInt(w.fileCounter, 10) + w.extension
+	w.fileCounter++
+	p := path.Join(bw.dir, name)
+	out, err := w.fio.Create(ctx, p)
+	if err != nil {
+		return fmt.Errorf("create data file %s: %w", p, err)
+	}
+	dw, err := datafile.NewWriter(out, w.schema.Fields, w.wopts)
+	if err != nil {
+		_ = out.Abort()
+		return fmt.Errorf("create data file %s: %w", p, err)
+	}
+	bw.file = &openFile{name: name, path: p, out: out, w: dw, minSeq: bw.seq}
+	return nil
+}
+
+// closeFile closes the open file of bw and records its DataFileMeta.
+func (w *TableWriter) closeFile(bw *bucketWriter) error {
+	f := bw.file
+	bw.file = nil
+	st, err := f.w.Close()
+	if err != nil {
+		_ = f.out.Abort()
+		return fmt.Errorf("close data file %s: %w", f.path, err)
+	}
+	if err := f.out.Close(); err != nil {
+		_ = f.out.Abort()
+		return fmt.Errorf("close data file %s: %w", f.path, err)
+	}
+	w.closed = append(w.closed, f.path)
+	meta, err := w.fileMeta(f, st)
+	if err != nil {
+		return err
+	}
+	bw.done = append(bw.done, meta)
+	return nil
+}
+
+// fileMeta is DataFileMeta.forAppend with the stats of
+// SimpleStatsConverter.toBinary (RowDataFileWriter.result).
+func (w *TableWriter) fileMeta(f *openFile, st *datafile.FileStats) (manifest.DataFileMeta, error) {
+	if st.RowCount != f.rows || len(st.Columns) != len(w.fieldTypes) {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: %d rows and %d column stats, want %d and %d",
+			f.path, st.RowCount, len(st.Columns), f.rows, len(w.fieldTypes))
+	}
+	valueStats, cols, err := w.valueStats(st)
+	if err != nil {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: value stats: %w", f.path, err)
+	}
+	now := w.o.Now()
+	_, offset := now.Zone()
+	created := now.UnixMilli() + int64(offset)*1000 // local wall clock as if UTC (§9.4)
+	zero := int64(0)
+	source := int32(0) // FileSource.APPEND
+	return manifest.DataFileMeta{
+		FileName:           f.name,
+		FileSize:           f.out.Written(),
+		RowCount:           f.rows,
+		MinKey:             append([]byte(nil), binrow.EmptyRow...),
+		MaxKey:             append([]byte(nil), binrow.EmptyRow...),
+		KeyStats:           manifest.EmptyStats(),
+		ValueStats:         valueStats,
+		MinSequenceNumber:  f.minSeq,
+		MaxSequenceNumber:  f.minSeq + f.rows - 1,
+		SchemaID:           w.schema.ID,
+		Level:              0,
+		ExtraFiles:         []string{},
+		CreationTimeMillis: &created,
+		DeleteRowCount:     &zero,
+		FileSource:         &source,
+		ValueStatsCols:     cols,
+	}, nil
+}
+
+// valueStats encodes the column stats as SimpleStatsConverter.toBinary does
+// (apache/paimon: paimon-core/src/main/java/org/apache/paimon/stats/SimpleStatsConverter.java):
+// with metadata.stats-dense-store (default true) a column without any stats
+// (stats mode none, or a nested column, whose Parquet footer has none) is
+// left out and _VALUE_STATS_COLS lists the columns kept, or is null when
+// every column is kept; otherwise every column is stored, a column without
+// stats with null min, max and null count.
+func (w *TableWriter) valueStats(st *datafile.FileStats) (manifest.SimpleStats, *[]string, error) {
+	n := len(st.Columns)
+	ts := w.fieldTypes
+	mins, maxs, nulls := make([]any, 0, n), make([]any, 0, n), make([]*int64, 0, n)
+	var cols []string
+	for i, c := range st.Columns {
+		if w.dense && c.Min == nil && c.Max == nil && c.NullCount == nil { // SimpleColStats.isNone
+			if cols == nil {
+				cols = make([]string, 0, n)
+				for j := 0; j < i; j++ {
+					cols = append(cols, w.schema.Fields[j].Name)
+				}
+				ts = append([]types.DataType(nil), w.fieldTypes[:i]...)
+			}
+			continue
+		}
+		if cols != nil {
+			cols = append(cols, w.schema.Fields[i].Name)
+			ts = append(ts, w.fieldTypes[i])
+		}
+		mins, maxs, nulls = append(mins, c.Min), append(maxs, c.Max), append(nulls, c.NullCount)
+	}
+	s, err := manifest.NewStats(ts, mins, maxs, nulls)
+	if err != nil {
+		return manifest.SimpleStats{}, nil, err
+	}
+	if cols == nil {
+		return s, nil, nil
+	}
+	return s, &cols, nil
+}
+
+// Prepare closes every open data file and returns one message per
+// (partition, bucket) with the files written since the last Prepare, in
+// the order the (partition, bucket)s were first written (AppendOnlyWriter.
+// prepareCommit: every commit closes the current files). The writer can be
+// used for the next batch right away. Writers idle for a whole batch are
+// dropped (AbstractFileStoreWrite drops writers without changes); an
+// unaware-bucket writer then starts its sequence numbers at 0 again, as in
+// Java.
+func (w *TableWriter) Prepare(ctx context.Context) ([]commit.Message, error) {
+	if w.failed != nil {
+		return nil, w.failed
+	}
+	for _, bw := range w.order {
+		if bw.file != nil {
+			if err := w.closeFile(bw); err != nil {
+				return nil, w.fail(err)
+			}
+		}
+	}
+	var msgs []commit.Message
+	total := int32(w.numBuckets)
+	kept := w.order[:0]
+	for _, bw := range w.order {
+		if len(bw.done) > 0 {
+			msgs = append(msgs, commit.Message{Partition: bw.partition, Bucket: bw.key.bucket, TotalBuckets: total, NewFiles: bw.done})
+			bw.done = nil
+		}
+		if bw.active {
+			bw.active = false
+			kept = append(kept, bw)
+			continue
+		}
+		delete(w.writers, bw.key)
+		if w.numBuckets > 0 {
+			w.nextSeq[bw.key] = bw.seq
+		}
+	}
+	clear(w.order[len(kept):])
+	w.order = kept
+	w.closed = nil
+	return msgs, nil
+}
+
+// Abort deletes the data files written since the last Prepare, open and
+// closed, and makes the writer usable again (also after ErrWriterFailed).
+// The sequence numbers they used are not reused. It returns the first
+// deletion error; the remaining files are still tried.
+func (w *TableWriter) Abort(ctx context.Context) error {
+	var first error
+	for _, bw := range w.order {
+		if bw.file != nil {
+			if err := bw.file.out.Abort(); err != nil && first == nil {
+				first = err
+			}
+			bw.file = nil
+		}
+		bw.done = nil
+	}
+	for _, p := range w.closed {
+		if err := w.fio.Delete(ctx, p); err != nil && first == nil {
+			first = fmt.Errorf("abort: delete data file %s: %w", p, err)
+		}
+	}
+	w.closed = nil
+	w.failed = nil
+	return first
+}
+
+// OpenFiles returns the number of data files open now; each holds up to a
+// row group in memory.
+func (w *TableWriter) OpenFiles() int {
+	n := 0
+	for _, bw := range w.order {
+		if bw.file != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func (w *TableWriter) fail(err error) error {
+	w.failed = fmt.Errorf("%w: %w", ErrWriterFailed, err)
+	return w.failed
+}
