@@ -88,8 +88,10 @@ type outColumn struct {
 // NULL, NewReader fails with ErrSchemaMismatch. A column whose type changed is
 // converted with Paimon's cast rules; a change without a rule fails with
 // ErrUnsupportedCast. A Parquet column that cannot hold its Paimon type fails
-// with ErrSchemaMismatch, and a file that is not valid Parquet with
-// ErrCorruptFile. Errors name the file.
+// with ErrSchemaMismatch, a file that is not valid Parquet with
+// ErrCorruptFile, and an encrypted file or a codec other than UNCOMPRESSED,
+// SNAPPY, GZIP and ZSTD with ErrUnsupportedFile. An I/O error of f is
+// returned wrapped as it is. Errors name the file.
 //
 // Only the footer is read here. The caller keeps ownership of f: Close does
 // not close it, and f must stay open until the Reader is closed.
@@ -159,7 +161,7 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	}
 	r.numRows = meta.NumRows
 
-	if err := r.bindColumns(root, projection, fileFields, tableFields, loc); err != nil {
+	if err := r.bindColumns(root, numLeaves, projection, fileFields, tableFields, loc); err != nil {
 		return nil, r.wrap("open", err)
 	}
 	return r, nil
@@ -200,7 +202,7 @@ func (r *Reader) checkRowGroups(numLeaves int) error {
 
 // bindColumns matches the projected table fields to file fields by id and
 // those to Parquet columns by name.
-func (r *Reader) bindColumns(root *pqNode, projection []int, fileFields, tableFields []types.DataField, loc *time.Location) error {
+func (r *Reader) bindColumns(root *pqNode, numLeaves int, projection []int, fileFields, tableFields []types.DataField, loc *time.Location) error {
 	b := &binder{leaves: map[int]*leafCursor{}}
 	byTable := map[int]*outColumn{}
 	for pos, ti := range projection {
@@ -237,23 +239,12 @@ func (r *Reader) bindColumns(root *pqNode, projection []int, fileFields, tableFi
 			return fmt.Errorf("%w: NOT NULL column %q (field id %d) is not in the file", ErrSchemaMismatch, tf.Name, tf.ID)
 		}
 	}
-	for i := range root.countLeaves() {
+	for i := range numLeaves {
 		if c := b.leaves[i]; c != nil {
 			r.leaves = append(r.leaves, c)
 		}
 	}
 	return nil
-}
-
-func (n *pqNode) countLeaves() int {
-	if n.leaf >= 0 {
-		return n.leaf + 1
-	}
-	last := 0
-	for _, c := range n.children {
-		last = max(last, c.countLeaves())
-	}
-	return last
 }
 
 // NumRows returns the number of rows in the file, from its footer.
