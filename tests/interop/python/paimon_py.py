@@ -179,6 +179,33 @@ def parse_type(s):
     return _TypeParser(s).parse()
 
 
+def _reassign_ids(t, counter):
+    """Nested ROW field ids as Java's Schema.Builder gives them: depth first, after the owning column's id."""
+    if isinstance(t, RowType):
+        for f in t.fields:
+            counter[0] += 1
+            f.id = counter[0]
+            _reassign_ids(f.type, counter)
+    elif isinstance(t, (ArrayType, MultisetType)):
+        _reassign_ids(t.element, counter)
+    elif isinstance(t, MapType):
+        _reassign_ids(t.key, counter)
+        _reassign_ids(t.value, counter)
+
+
+def schema_fields(spec_fields):
+    """pypaimon DataFields for the spec's schema, with Java's field id assignment."""
+    counter = [-1]
+    out = []
+    for f in spec_fields:
+        counter[0] += 1
+        fid = counter[0]
+        t = parse_type(f["type"])
+        _reassign_ids(t, counter)
+        out.append(DataField(fid, f["name"], t, f.get("description")))
+    return out
+
+
 def _arrow_type(paimon_type):
     if isinstance(paimon_type, MultisetType):
         return pa.map_(pa.field("key", _arrow_type(paimon_type.element), nullable=False),
@@ -413,7 +440,7 @@ def _next_identifier(table, user):
 def cmd_write(args, out):
     with open(args.spec, encoding="utf-8") as fh:
         spec = json.load(fh)
-    allowed = {"description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "commits"}
+    allowed = {"description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "commits", "filters"}
     extra = set(spec) - allowed
     if extra:
         raise ValueError("spec: unknown keys %s" % sorted(extra))
@@ -426,8 +453,7 @@ def cmd_write(args, out):
     except Exception:
         exists = False
     if not exists:
-        fields = [DataField(i, f["name"], parse_type(f["type"]), f.get("description"))
-                  for i, f in enumerate(spec.get("schema", []))]
+        fields = schema_fields(spec.get("schema", []))
         if not fields:
             raise ValueError("table %s does not exist and the spec has no schema" % ident)
         catalog.create_database(args.database, True)
