@@ -129,12 +129,13 @@ type schemaNode struct {
 	element footerSchemaElement // as Java writes it
 	node    parquet.Node        // for parquet-go's column writers
 
-	leaf                int   // leaf column index (leaves only)
-	firstLeaf, endLeaf  int   // leaf columns under this node
-	defLevel, repLevel  int   // levels when this node holds a value
-	fixedLen            int   // FIXED_LEN_BYTE_ARRAY length (DECIMAL p > 18)
-	decimalBound        int64 // 10^precision for DECIMAL p <= 18
-	decimalPrecisionMax int   // precision for DECIMAL
+	leaf                int           // leaf column index (leaves only)
+	nullValue           parquet.Value // a NULL of this top-level leaf
+	firstLeaf, endLeaf  int           // leaf columns under this node
+	defLevel, repLevel  int           // levels when this node holds a value
+	fixedLen            int           // FIXED_LEN_BYTE_ARRAY length (DECIMAL p > 18)
+	decimalBound        int64         // 10^precision for DECIMAL p <= 18
+	decimalPrecisionMax int           // precision for DECIMAL
 }
 
 // writeSchema is the Parquet schema of one file plus its leaf columns in
@@ -204,6 +205,7 @@ func (s *writeSchema) assign(n *schemaNode, parent []string, def, rep int) {
 	n.firstLeaf = len(s.leaves)
 	if n.role == roleLeaf {
 		n.leaf = len(s.leaves)
+		n.nullValue = parquet.Value{}.Level(rep, max(def-1, 0), n.leaf)
 		s.leaves = append(s.leaves, n)
 		s.paths = append(s.paths, path)
 	}

@@ -24,16 +24,16 @@ func TestSchemaMatchesJavaFixtures(t *testing.T) {
 	}
 	checked := 0
 	for _, table := range tables {
-		schemas := loadTableFields(t, table)
-		for _, file := range fixtureParquetFiles(table) {
+		schemas := wLoadTableFields(t, table)
+		for _, file := range wFixtureParquetFiles(table) {
 			rel, _ := filepath.Rel(fx, file)
 			t.Run(rel, func(t *testing.T) {
 				data, err := os.ReadFile(file)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := readFooter(t, data).Schema
-				fields := matchSchema(schemas, want)
+				want := wReadFooter(t, data).Schema
+				fields := wMatchSchema(schemas, want)
 				if fields == nil {
 					t.Fatalf("no schema-N of the table has the file's columns")
 				}
@@ -46,7 +46,7 @@ func TestSchemaMatchesJavaFixtures(t *testing.T) {
 					t.Fatalf("got %d schema elements, want %d", len(got), len(want))
 				}
 				for i := range want {
-					if g, w := describeElement(got[i]), describeElement(want[i]); g != w {
+					if g, w := wDescribeElement(got[i]), wDescribeElement(want[i]); g != w {
 						t.Errorf("element %d:\n got %s\nwant %s", i, g, w)
 					}
 				}
@@ -60,12 +60,12 @@ func TestSchemaMatchesJavaFixtures(t *testing.T) {
 }
 
 // matchSchema picks the fields whose names are the file's top-level columns.
-func matchSchema(schemas [][]types.DataField, els []footerSchemaElement) []types.DataField {
+func wMatchSchema(schemas [][]types.DataField, els []footerSchemaElement) []types.DataField {
 	n := int(els[0].NumChildren.V)
 	var names []string
 	for i := 1; i < len(els) && len(names) < n; {
 		names = append(names, els[i].Name)
-		i += subtreeSize(els, i)
+		i += wSubtreeSize(els, i)
 	}
 	for _, fields := range schemas {
 		if len(fields) != len(names) {
@@ -82,15 +82,15 @@ func matchSchema(schemas [][]types.DataField, els []footerSchemaElement) []types
 	return nil
 }
 
-func subtreeSize(els []footerSchemaElement, i int) int {
+func wSubtreeSize(els []footerSchemaElement, i int) int {
 	size := 1
 	for c := 0; c < int(els[i].NumChildren.V); c++ {
-		size += subtreeSize(els, i+size)
+		size += wSubtreeSize(els, i+size)
 	}
 	return size
 }
 
-func describeElement(e footerSchemaElement) string {
+func wDescribeElement(e footerSchemaElement) string {
 	opt := func(valid bool, v any) string {
 		if !valid {
 			return "-"
@@ -109,11 +109,11 @@ func describeElement(e footerSchemaElement) string {
 // getMapValueFieldId with the depth counted from the enclosing field) and
 // the levels the writer derives.
 func TestSchemaNestedIDs(t *testing.T) {
-	inner := types.RowType(field(7, "x", types.IntType()))
+	inner := types.RowType(wField(7, "x", types.IntType()))
 	fields := []types.DataField{
-		field(3, "a", types.ArrayType(types.ArrayType(types.StringType()))),
-		field(4, "m", types.MapType(types.StringType(), types.ArrayType(inner))),
-		field(5, "ms", types.MultisetType(types.StringType()).NotNull()),
+		wField(3, "a", types.ArrayType(types.ArrayType(types.StringType()))),
+		wField(4, "m", types.MapType(types.StringType(), types.ArrayType(inner))),
+		wField(5, "ms", types.MultisetType(types.StringType()).NotNull()),
 	}
 	s, err := buildWriteSchema(fields, schemaOptions{})
 	if err != nil {
@@ -121,7 +121,7 @@ func TestSchemaNestedIDs(t *testing.T) {
 	}
 	var got []string
 	for _, e := range s.elements {
-		got = append(got, fmt.Sprintf("%s:%s:%s", e.Name, opt32(e.FieldID.Valid, e.FieldID.V), e.RepetitionType.V))
+		got = append(got, fmt.Sprintf("%s:%s:%s", e.Name, wOpt32(e.FieldID.Valid, e.FieldID.V), e.RepetitionType.V))
 	}
 	base := int32(536870911)
 	want := []string{
@@ -160,7 +160,7 @@ func TestSchemaNestedIDs(t *testing.T) {
 	}
 }
 
-func opt32(valid bool, v int32) string {
+func wOpt32(valid bool, v int32) string {
 	if !valid {
 		return "-"
 	}

@@ -2,11 +2,13 @@ package datafile
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"math/big"
 	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -33,12 +35,16 @@ type ColumnStats struct {
 // take 4096 bytes or more, so Java's manifest then has no min/max either.
 const parquetMaxStatsSize = 4096
 
-// columnStatsCollector gathers the statistics of one top-level column from
-// the values as they are stored in Parquet (millis or micros for
-// timestamps, unscaled integers or two's-complement bytes for decimals), so
-// the result is what Java reads back from the footer. The rules follow
-// apache/paimon: paimon-format/src/main/java/org/apache/paimon/format/parquet/ParquetSimpleStatsExtractor.java
-// and paimon-common/src/main/java/org/apache/paimon/statistics/*SimpleColStatsCollector.java.
+// columnStatsCollector gathers the statistics of one top-level column the
+// way Java does: from the Parquet footer's column chunk statistics, merged
+// over the row groups (apache/paimon: paimon-format/src/main/java/org/apache/paimon/format/parquet/ParquetUtil.java
+// extractColumnStats, ParquetSimpleStatsExtractor.java toFieldStats), then
+// converted by the column's stats collector
+// (paimon-common/src/main/java/org/apache/paimon/statistics/*SimpleColStatsCollector.java).
+// The footer statistics are over the values as stored (epoch millis or
+// micros for timestamps, unscaled integers or two's-complement bytes for
+// decimals) and have been corrected by the footer rewrite where parquet-go
+// and parquet-mr disagree.
 type columnStatsCollector struct {
 	node *schemaNode
 	mode schema.StatsMode
@@ -56,7 +62,7 @@ type columnStatsCollector struct {
 	hasFalse, hasTrue  bool    // BOOLEAN
 	minBytes, maxBytes []byte  // strings (UTF-8) and DECIMAL p > 18 (two's complement)
 
-	// Row-group-local min/max of DECIMAL p > 18, for the Parquet footer:
+	// Row-group-local signed min/max of DECIMAL p > 18, for the footer:
 	// parquet-go compares FIXED_LEN_BYTE_ARRAY unsigned, Java signed.
 	rgHasValue   bool
 	rgMin, rgMax []byte
@@ -74,76 +80,98 @@ func newColumnStatsCollector(n *schemaNode, mode schema.StatsMode) *columnStatsC
 	return c
 }
 
-// observe adds the stored value v of one row.
-func (c *columnStatsCollector) observe(v parquet.Value) {
-	if v.IsNull() {
-		c.nulls++
-		return
+// observeBatch scans the stored values of a top-level leaf column, one per
+// row, for what parquet-go's statistics get wrong: NaN (which parquet-go
+// leaves out of min/max) and signed DECIMAL p > 18 bounds. *nan is set when
+// a NaN is seen.
+func (c *columnStatsCollector) observeBatch(vals []parquet.Value, nan *bool) {
+	switch c.node.kind {
+	case leafFloat:
+		for i := range vals {
+			if x := vals[i].Float(); x != x && !vals[i].IsNull() {
+				*nan = true
+			}
+		}
+	case leafDouble:
+		for i := range vals {
+			if x := vals[i].Double(); x != x && !vals[i].IsNull() {
+				*nan = true
+			}
+		}
+	case leafDecimalFixed:
+		for i := range vals {
+			if !vals[i].IsNull() {
+				c.observeRowGroupDecimal(vals[i].ByteArray())
+			}
+		}
 	}
-	if c.node.kind == leafDecimalFixed && c.node.role == roleLeaf {
-		c.observeRowGroupDecimal(v.ByteArray())
+}
+
+// addChunk merges the (corrected) footer statistics of one row group;
+// nan reports whether the chunk holds a NaN.
+func (c *columnStatsCollector) addChunk(st *format.Statistics, nan bool) {
+	c.nulls += st.NullCount
+	c.sawNaN = c.sawNaN || nan
+	if !c.minMax || st.MinValue == nil || st.MaxValue == nil {
+		return // no non-null value, or no order parquet-mr trusts
 	}
-	if !c.minMax {
-		return
-	}
+	lo, hi := st.MinValue, st.MaxValue
 	first := !c.hasValue
 	c.hasValue = true
 	switch c.node.kind {
 	case leafBoolean:
-		if v.Boolean() {
+		if len(lo) > 0 && lo[0] == 0 {
+			c.hasFalse = true
+		} else {
+			c.hasTrue = true
+		}
+		if len(hi) > 0 && hi[0] != 0 {
 			c.hasTrue = true
 		} else {
 			c.hasFalse = true
 		}
 	case leafTinyInt, leafSmallInt, leafInt, leafDate, leafTime, leafDecimal32:
-		x := int64(v.Int32())
-		if first || x < c.minInt {
-			c.minInt = x
-		}
-		if first || x > c.maxInt {
-			c.maxInt = x
-		}
+		c.mergeInt(first, int64(int32(binary.LittleEndian.Uint32(lo))), int64(int32(binary.LittleEndian.Uint32(hi))))
 	case leafBigInt, leafDecimal64, leafTimestampMillis, leafTimestampMicros:
-		x := v.Int64()
-		if first || x < c.minInt {
-			c.minInt = x
-		}
-		if first || x > c.maxInt {
-			c.maxInt = x
-		}
+		c.mergeInt(first, int64(binary.LittleEndian.Uint64(lo)), int64(binary.LittleEndian.Uint64(hi)))
 	case leafFloat, leafDouble:
-		var x float64
+		var l, h float64
 		if c.node.kind == leafFloat {
-			x = float64(v.Float())
+			l = float64(math.Float32frombits(binary.LittleEndian.Uint32(lo)))
+			h = float64(math.Float32frombits(binary.LittleEndian.Uint32(hi)))
 		} else {
-			x = v.Double()
+			l = math.Float64frombits(binary.LittleEndian.Uint64(lo))
+			h = math.Float64frombits(binary.LittleEndian.Uint64(hi))
 		}
-		if math.IsNaN(x) {
-			c.sawNaN = true
-			return
+		if first || l < c.minFloat {
+			c.minFloat = l
 		}
-		if first || x < c.minFloat {
-			c.minFloat = x
-		}
-		if first || x > c.maxFloat {
-			c.maxFloat = x
+		if first || h > c.maxFloat {
+			c.maxFloat = h
 		}
 	case leafString:
-		b := v.ByteArray()
-		if first || bytes.Compare(b, c.minBytes) < 0 {
-			c.minBytes = append(c.minBytes[:0], b...)
+		if first || bytes.Compare(lo, c.minBytes) < 0 {
+			c.minBytes = append(c.minBytes[:0], lo...)
 		}
-		if first || bytes.Compare(b, c.maxBytes) > 0 {
-			c.maxBytes = append(c.maxBytes[:0], b...)
+		if first || bytes.Compare(hi, c.maxBytes) > 0 {
+			c.maxBytes = append(c.maxBytes[:0], hi...)
 		}
 	case leafDecimalFixed:
-		b := v.ByteArray()
-		if first || statsCompareSigned(b, c.minBytes) < 0 {
-			c.minBytes = append(c.minBytes[:0], b...)
+		if first || statsCompareSigned(lo, c.minBytes) < 0 {
+			c.minBytes = append(c.minBytes[:0], lo...)
 		}
-		if first || statsCompareSigned(b, c.maxBytes) > 0 {
-			c.maxBytes = append(c.maxBytes[:0], b...)
+		if first || statsCompareSigned(hi, c.maxBytes) > 0 {
+			c.maxBytes = append(c.maxBytes[:0], hi...)
 		}
+	}
+}
+
+func (c *columnStatsCollector) mergeInt(first bool, lo, hi int64) {
+	if first || lo < c.minInt {
+		c.minInt = lo
+	}
+	if first || hi > c.maxInt {
+		c.maxInt = hi
 	}
 }
 

@@ -107,11 +107,13 @@ type Writer struct {
 	pw     *parquet.Writer
 	cols   []*parquet.ColumnWriter
 
-	batch      [][]parquet.Value // per leaf column, the shredded values of the pending rows
-	marks      []int             // per leaf column, len(batch) before the row being written
-	arena      []byte            // copies of []byte values and decimal bytes of the pending rows
-	batchRows  int
-	batchBytes int64
+	batch        [][]parquet.Value // per leaf column, the shredded values of the pending rows
+	marks        []int             // per leaf column, len(batch) before the row being written
+	nestedLeaves []int             // leaf columns under nested top-level fields
+	leafField    []int             // per leaf column, the top-level field it is, or -1
+	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
+	batchRows    int
+	batchBytes   int64
 
 	rowGroupSize int64
 	rgRows       int64
@@ -196,10 +198,19 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	if len(wr.cols) != len(s.leaves) {
 		return nil, fmt.Errorf("create parquet writer: %d column writers for %d columns", len(wr.cols), len(s.leaves))
 	}
+	wr.leafField = make([]int, len(s.leaves))
+	for i := range wr.leafField {
+		wr.leafField[i] = -1
+	}
 	for i, n := range s.fields {
 		wr.stats[i] = newColumnStatsCollector(n, modes[i])
 		if n.role == roleLeaf {
-			wr.batch[n.leaf] = make([]parquet.Value, 0, writeBatchRows)
+			wr.leafField[n.leaf] = i
+			wr.batch[n.leaf] = make([]parquet.Value, writeBatchRows)
+		} else {
+			for leaf := n.firstLeaf; leaf < n.endLeaf; leaf++ {
+				wr.nestedLeaves = append(wr.nestedLeaves, leaf)
+			}
 		}
 	}
 	return wr, nil
@@ -302,29 +313,25 @@ func (w *Writer) Write(row []any) error {
 	if len(row) != len(fields) {
 		return fmt.Errorf("%w: row has %d values for %d fields", ErrInvalidValue, len(row), len(fields))
 	}
-	for i := range w.batch {
-		w.marks[i] = len(w.batch[i])
+	// Only the leaves of nested fields take a varying number of values per
+	// row; a top-level leaf has exactly batchRows before this row.
+	for _, leaf := range w.nestedLeaves {
+		w.marks[leaf] = len(w.batch[leaf])
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
 	for i, n := range fields {
 		var verr *valueError
 		if n.role == roleLeaf {
-			verr = w.writeLeaf(n, row[i], 0)
+			verr = w.writeTopLeaf(n, row[i])
 		} else {
 			verr = w.shred(n, row[i], 0)
 		}
 		if verr != nil {
-			for j := range w.batch {
-				w.batch[j] = w.batch[j][:w.marks[j]]
+			for _, leaf := range w.nestedLeaves {
+				w.batch[leaf] = w.batch[leaf][:w.marks[leaf]]
 			}
 			w.arena, w.batchBytes = w.arena[:arenaMark], bytesMark
 			return verr.within(n.name)
-		}
-	}
-	for i, n := range fields {
-		if n.role == roleLeaf {
-			b := w.batch[n.leaf]
-			w.stats[i].observe(b[len(b)-1])
 		}
 	}
 	w.rows++
@@ -398,17 +405,36 @@ func (w *Writer) flushBatch() error {
 	if w.batchRows == 0 {
 		return nil
 	}
-	for leaf, vals := range w.batch {
-		if _, err := w.cols[leaf].WriteRowValues(vals); err != nil {
-			return w.fail(fmt.Errorf("write parquet column %s: %w", strings.Join(w.schema.paths[leaf], "."), err))
+	for _, c := range w.stats {
+		if n := c.node; n.role == roleLeaf && (n.kind == leafFloat || n.kind == leafDouble || n.kind == leafDecimalFixed) {
+			c.observeBatch(w.batch[n.leaf][:w.batchRows], &w.rgNaN[n.leaf])
 		}
-		w.batch[leaf] = vals[:0]
+	}
+	for _, n := range w.schema.fields {
+		if n.role == roleLeaf {
+			if err := w.writeColumn(n.leaf, w.batch[n.leaf][:w.batchRows]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, leaf := range w.nestedLeaves {
+		if err := w.writeColumn(leaf, w.batch[leaf]); err != nil {
+			return err
+		}
+		w.batch[leaf] = w.batch[leaf][:0]
 	}
 	w.arena = w.arena[:0]
 	w.rgRows += int64(w.batchRows)
 	w.batchRows, w.batchBytes = 0, 0
 	if w.pw.Size()-w.out.written >= w.rowGroupSize {
 		return w.flushRowGroup()
+	}
+	return nil
+}
+
+func (w *Writer) writeColumn(leaf int, vals []parquet.Value) error {
+	if _, err := w.cols[leaf].WriteRowValues(vals); err != nil {
+		return w.fail(fmt.Errorf("write parquet column %s: %w", strings.Join(w.schema.paths[leaf], "."), err))
 	}
 	return nil
 }
@@ -436,6 +462,77 @@ func (w *Writer) flushRowGroup() error {
 	}
 	w.rowGroups = append(w.rowGroups, info)
 	w.rgRows = 0
+	return nil
+}
+
+// writeTopLeaf appends the value of a top-level primitive field; it is
+// writeLeaf with the common kinds inlined, the hot path of Write.
+//
+// A top-level leaf holds exactly one value per row, so its batch has a
+// fixed length and the value goes to slot batchRows; a rejected row is
+// simply overwritten by the next one.
+func (w *Writer) writeTopLeaf(n *schemaNode, v any) *valueError {
+	slot := &w.batch[n.leaf][w.batchRows]
+	if v == nil {
+		if n.required {
+			return valueNullError(n)
+		}
+		*slot = n.nullValue
+		return nil
+	}
+	var val parquet.Value
+	switch n.kind {
+	case leafBigInt:
+		x, ok := v.(int64)
+		if !ok {
+			return valueTypeError(v, n)
+		}
+		val = parquet.Int64Value(x)
+	case leafInt:
+		x, ok := v.(int32)
+		if !ok {
+			return valueTypeError(v, n)
+		}
+		val = parquet.Int32Value(x)
+	case leafDouble:
+		x, ok := v.(float64)
+		if !ok {
+			return valueTypeError(v, n)
+		}
+		val = parquet.DoubleValue(x)
+	case leafString:
+		s, ok := v.(string)
+		if !ok {
+			return valueTypeError(v, n)
+		}
+		if n.dataType.Length < types.MaxLength || !utf8.ValidString(s) {
+			var err *valueError
+			if val, err = w.stringValue(n, s); err != nil {
+				return err
+			}
+		} else {
+			w.batchBytes += int64(len(s))
+			val = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
+		}
+	case leafTimestampMillis:
+		ts, ok := v.(types.Timestamp)
+		if !ok {
+			return valueTypeError(v, n)
+		}
+		if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999_999 {
+			return timestampNanoError(ts)
+		}
+		val = parquet.Int64Value(ts.Millis)
+	default:
+		var err *valueError
+		if val, err = w.leafValue(n, v); err != nil {
+			return err
+		}
+	}
+	if n.defLevel != 0 {
+		val = val.Level(0, n.defLevel, n.leaf)
+	}
+	*slot = val
 	return nil
 }
 
@@ -569,14 +666,14 @@ func (w *Writer) leafValue(n *schemaNode, v any) (parquet.Value, *valueError) {
 		}
 	case leafFloat:
 		if x, ok := v.(float32); ok {
-			if x != x {
+			if x != x && w.leafField[n.leaf] < 0 { // top-level: observeBatch
 				w.rgNaN[n.leaf] = true
 			}
 			return parquet.FloatValue(x), nil
 		}
 	case leafDouble:
 		if x, ok := v.(float64); ok {
-			if x != x {
+			if x != x && w.leafField[n.leaf] < 0 { // top-level: observeBatch
 				w.rgNaN[n.leaf] = true
 			}
 			return parquet.DoubleValue(x), nil
@@ -745,7 +842,7 @@ const (
 // so that instants before 1970 get a negative nanos-of-day).
 func timestampValue(n *schemaNode, ts types.Timestamp) (parquet.Value, *valueError) {
 	if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999_999 {
-		return parquet.Value{}, &valueError{msg: fmt.Sprintf("timestamp nano-of-millisecond %d is outside 0..999999", ts.NanoOfMilli)}
+		return parquet.Value{}, timestampNanoError(ts)
 	}
 	switch n.kind {
 	case leafTimestampMillis:
@@ -764,6 +861,10 @@ func timestampValue(n *schemaNode, ts types.Timestamp) (parquet.Value, *valueErr
 	return parquet.Int96Value(deprecated.Int96{
 		uint32(uint64(nanosOfDay)), uint32(uint64(nanosOfDay) >> 32), uint32(int32(julian)),
 	}), nil
+}
+
+func timestampNanoError(ts types.Timestamp) *valueError {
+	return &valueError{msg: fmt.Sprintf("timestamp nano-of-millisecond %d is outside 0..999999", ts.NanoOfMilli)}
 }
 
 // valueError describes a value that does not fit its column; path holds the
@@ -903,6 +1004,9 @@ func (w *Writer) rewriteTail(tail []byte, base int64) ([]byte, error) {
 		for j := range md.RowGroups[i].Columns {
 			c := &md.RowGroups[i].Columns[j]
 			keep := w.fixChunkStatistics(&c.MetaData.Statistics, j, info)
+			if f := w.leafField[j]; f >= 0 {
+				w.stats[f].addChunk(&c.MetaData.Statistics, info.nan[j])
+			}
 			if c.ColumnIndexLength > 0 && keep {
 				b, err := slice(c.ColumnIndexOffset, c.ColumnIndexLength)
 				if err != nil {

@@ -48,7 +48,7 @@ func writerFixturesDir(t testing.TB) string {
 
 // readFooter decodes the raw footer of a Parquet file into the writer's
 // footer mirror, which keeps field ids of 0 distinguishable from absent.
-func readFooter(t testing.TB, data []byte) footerMetadata {
+func wReadFooter(t testing.TB, data []byte) footerMetadata {
 	t.Helper()
 	n := len(data)
 	if n < 12 || string(data[:4]) != "PAR1" || string(data[n-4:]) != "PAR1" {
@@ -63,7 +63,7 @@ func readFooter(t testing.TB, data []byte) footerMetadata {
 }
 
 // writeFile writes rows with a new Writer into memory.
-func writeFile(t testing.TB, fields []types.DataField, o WriterOptions, rows [][]any) ([]byte, *FileStats) {
+func wWriteFile(t testing.TB, fields []types.DataField, o WriterOptions, rows [][]any) ([]byte, *FileStats) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, fields, o)
@@ -84,7 +84,7 @@ func writeFile(t testing.TB, fields []types.DataField, o WriterOptions, rows [][
 
 // readColumns reads every leaf column of a file with parquet-go, in file
 // order, across row groups.
-func readColumns(t testing.TB, data []byte) (*parquet.File, [][]parquet.Value) {
+func wReadColumns(t testing.TB, data []byte) (*parquet.File, [][]parquet.Value) {
 	t.Helper()
 	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
@@ -114,7 +114,7 @@ func readColumns(t testing.TB, data []byte) (*parquet.File, [][]parquet.Value) {
 
 // assembleRows rebuilds Go rows from leaf columns (Dremel record assembly),
 // as a minimal independent check of the writer's shredding.
-func assembleRows(t testing.TB, s *writeSchema, cols [][]parquet.Value, numRows int) [][]any {
+func wAssembleRows(t testing.TB, s *writeSchema, cols [][]parquet.Value, numRows int) [][]any {
 	t.Helper()
 	pos := make([]int, len(cols))
 	peek := func(leaf int) parquet.Value {
@@ -136,7 +136,7 @@ func assembleRows(t testing.TB, s *writeSchema, cols [][]parquet.Value, numRows 
 			if v.DefinitionLevel() < n.defLevel {
 				return nil
 			}
-			return decodeLeaf(t, n, v)
+			return wDecodeLeaf(t, n, v)
 		}
 		d := peek(n.firstLeaf).DefinitionLevel()
 		if d < n.defLevel {
@@ -195,7 +195,7 @@ func assembleRows(t testing.TB, s *writeSchema, cols [][]parquet.Value, numRows 
 	return rows
 }
 
-func decodeLeaf(t testing.TB, n *schemaNode, v parquet.Value) any {
+func wDecodeLeaf(t testing.TB, n *schemaNode, v parquet.Value) any {
 	switch n.kind {
 	case leafBoolean:
 		return v.Boolean()
@@ -247,18 +247,18 @@ func decodeLeaf(t testing.TB, n *schemaNode, v parquet.Value) any {
 
 // normalize makes values comparable with reflect.DeepEqual (decimals by
 // value and scale).
-func normalize(v any) any {
+func wNormalize(v any) any {
 	switch x := v.(type) {
 	case types.Decimal:
 		return fmt.Sprintf("decimal(%s,%d)", x.Unscaled, x.Scale)
 	case []any:
 		out := make([]any, len(x))
 		for i := range x {
-			out[i] = normalize(x[i])
+			out[i] = wNormalize(x[i])
 		}
 		return out
 	case types.Map:
-		return types.Map{Keys: normalize(x.Keys).([]any), Values: normalize(x.Values).([]any)}
+		return types.Map{Keys: wNormalize(x.Keys).([]any), Values: wNormalize(x.Values).([]any)}
 	case float32:
 		if x != x {
 			return "NaN32"
@@ -273,7 +273,7 @@ func normalize(v any) any {
 	return v
 }
 
-func dec(s string, p, sc int) types.Decimal {
+func wDec(s string, p, sc int) types.Decimal {
 	d, err := types.ParseDecimal(s, p, sc)
 	if err != nil {
 		panic(err)
@@ -281,12 +281,12 @@ func dec(s string, p, sc int) types.Decimal {
 	return d
 }
 
-func field(id int, name string, t types.DataType) types.DataField {
+func wField(id int, name string, t types.DataType) types.DataField {
 	return types.DataField{ID: id, Name: name, Type: t}
 }
 
 // loadTableFields returns the fields of every schema-N file of a fixture table.
-func loadTableFields(t testing.TB, tableDir string) [][]types.DataField {
+func wLoadTableFields(t testing.TB, tableDir string) [][]types.DataField {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(tableDir, "schema", "schema-*"))
 	if err != nil || len(files) == 0 {
@@ -309,7 +309,7 @@ func loadTableFields(t testing.TB, tableDir string) [][]types.DataField {
 	return out
 }
 
-func bigInt(s string) *big.Int {
+func wBigInt(s string) *big.Int {
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok {
 		panic(s)
@@ -323,52 +323,52 @@ var _ = deprecated.Int96{}
 
 // allTypesFields covers every Paimon type the writer supports, nullable and
 // NOT NULL, flat and nested.
-func allTypesFields() []types.DataField {
-	row := types.RowType(field(100, "rb", types.BooleanType()), field(101, "ri", types.ArrayType(types.BigIntType())))
+func wAllTypesFields() []types.DataField {
+	row := types.RowType(wField(100, "rb", types.BooleanType()), wField(101, "ri", types.ArrayType(types.BigIntType())))
 	return []types.DataField{
-		field(0, "bool", types.BooleanType()),
-		field(1, "tiny", types.TinyIntType()),
-		field(2, "small", types.SmallIntType()),
-		field(3, "int", types.IntType().NotNull()),
-		field(4, "big", types.BigIntType()),
-		field(5, "float", types.FloatType()),
-		field(6, "double", types.DoubleType()),
-		field(7, "char", types.CharType(3)),
-		field(8, "varchar", types.VarCharType(5)),
-		field(9, "string", types.StringType()),
-		field(10, "binary", types.BinaryType(4)),
-		field(11, "varbinary", types.VarBinaryType(6)),
-		field(12, "bytes", types.BytesType()),
-		field(13, "dec9", types.DecimalType(9, 2)),
-		field(14, "dec18", types.DecimalType(18, 4)),
-		field(15, "dec23", types.DecimalType(23, 5)),
-		field(16, "dec38", types.DecimalType(38, 0)),
-		field(17, "date", types.DateType()),
-		field(18, "time", types.TimeType(3)),
-		field(19, "ts0", types.TimestampType(0)),
-		field(20, "ts3", types.TimestampType(3)),
-		field(21, "ts6", types.TimestampType(6)),
-		field(22, "ts9", types.TimestampType(9)),
-		field(23, "ltz3", types.LocalZonedTimestampType(3)),
-		field(24, "ltz6", types.LocalZonedTimestampType(6)),
-		field(25, "ltz9", types.LocalZonedTimestampType(9)),
-		field(26, "arr", types.ArrayType(types.IntType())),
-		field(27, "arr2", types.ArrayType(types.ArrayType(types.StringType().NotNull()))),
-		field(28, "map", types.MapType(types.StringType(), row)),
-		field(29, "mset", types.MultisetType(types.StringType())),
-		field(30, "row", types.RowType(field(31, "a", types.IntType().NotNull()), field(32, "b", types.MapType(types.IntType(), types.DecimalType(20, 2))))),
-		field(33, "snn", types.StringType().NotNull()),
+		wField(0, "bool", types.BooleanType()),
+		wField(1, "tiny", types.TinyIntType()),
+		wField(2, "small", types.SmallIntType()),
+		wField(3, "int", types.IntType().NotNull()),
+		wField(4, "big", types.BigIntType()),
+		wField(5, "float", types.FloatType()),
+		wField(6, "double", types.DoubleType()),
+		wField(7, "char", types.CharType(3)),
+		wField(8, "varchar", types.VarCharType(5)),
+		wField(9, "string", types.StringType()),
+		wField(10, "binary", types.BinaryType(4)),
+		wField(11, "varbinary", types.VarBinaryType(6)),
+		wField(12, "bytes", types.BytesType()),
+		wField(13, "dec9", types.DecimalType(9, 2)),
+		wField(14, "dec18", types.DecimalType(18, 4)),
+		wField(15, "dec23", types.DecimalType(23, 5)),
+		wField(16, "dec38", types.DecimalType(38, 0)),
+		wField(17, "date", types.DateType()),
+		wField(18, "time", types.TimeType(3)),
+		wField(19, "ts0", types.TimestampType(0)),
+		wField(20, "ts3", types.TimestampType(3)),
+		wField(21, "ts6", types.TimestampType(6)),
+		wField(22, "ts9", types.TimestampType(9)),
+		wField(23, "ltz3", types.LocalZonedTimestampType(3)),
+		wField(24, "ltz6", types.LocalZonedTimestampType(6)),
+		wField(25, "ltz9", types.LocalZonedTimestampType(9)),
+		wField(26, "arr", types.ArrayType(types.IntType())),
+		wField(27, "arr2", types.ArrayType(types.ArrayType(types.StringType().NotNull()))),
+		wField(28, "map", types.MapType(types.StringType(), row)),
+		wField(29, "mset", types.MultisetType(types.StringType())),
+		wField(30, "row", types.RowType(wField(31, "a", types.IntType().NotNull()), wField(32, "b", types.MapType(types.IntType(), types.DecimalType(20, 2))))),
+		wField(33, "snn", types.StringType().NotNull()),
 	}
 }
 
-func allTypesRows() [][]any {
+func wAllTypesRows() [][]any {
 	ts := func(ms int64, nano int32) types.Timestamp { return types.Timestamp{Millis: ms, NanoOfMilli: nano} }
 	pre1970 := types.Timestamp{Millis: -2240521239999, NanoOfMilli: 1001} // 1899-01-01T00:59:20.001001001
 	full := []any{
 		true, int8(-128), int16(32767), int32(-2147483648), int64(math.MaxInt64), float32(1.5), -2.25,
 		"abc", "héllo", "日本語🎉", []byte{0, 1, 2, 3}, []byte{0xff}, []byte{},
-		dec("-1234567.89", 9, 2), dec("12345678901234.5678", 18, 4), dec("-123456789987654321.45678", 23, 5),
-		types.Decimal{Unscaled: bigInt("-99999999999999999999999999999999999999"), Scale: 0},
+		wDec("-1234567.89", 9, 2), wDec("12345678901234.5678", 18, 4), wDec("-123456789987654321.45678", 23, 5),
+		types.Decimal{Unscaled: wBigInt("-99999999999999999999999999999999999999"), Scale: 0},
 		types.Date(-719162), types.Time(86_399_999),
 		ts(1000, 0), ts(-1, 0), ts(1_700_000_000_123, 456_000), pre1970,
 		ts(5, 0), ts(-5, 999_000), ts(1_728_551_410_100, 100_100),
@@ -376,7 +376,7 @@ func allTypesRows() [][]any {
 		[]any{[]any{"x", "y"}, []any{}, nil, []any{"z"}},
 		types.Map{Keys: []any{"k1", "k2", "k3"}, Values: []any{[]any{true, []any{int64(1), nil}}, nil, []any{nil, nil}}},
 		types.Map{Keys: []any{"a", "b"}, Values: []any{int32(2), int32(1)}},
-		[]any{int32(7), types.Map{Keys: []any{int32(1)}, Values: []any{dec("-0.01", 20, 2)}}},
+		[]any{int32(7), types.Map{Keys: []any{int32(1)}, Values: []any{wDec("-0.01", 20, 2)}}},
 		"",
 	}
 	nulls := make([]any, len(full))
@@ -385,7 +385,7 @@ func allTypesRows() [][]any {
 	empty := []any{
 		false, int8(0), int16(-1), int32(1), int64(math.MinInt64), float32(math.Inf(-1)), math.Copysign(0, -1),
 		"", "", "", []byte{}, []byte{}, []byte(nil),
-		dec("0", 9, 2), dec("-0.0001", 18, 4), dec("0.00001", 23, 5), types.Decimal{Unscaled: bigInt("99999999999999999999999999999999999999")},
+		wDec("0", 9, 2), wDec("-0.0001", 18, 4), wDec("0.00001", 23, 5), types.Decimal{Unscaled: wBigInt("99999999999999999999999999999999999999")},
 		types.Date(2932896), types.Time(0),
 		ts(0, 0), ts(253402300799999, 0), ts(-62135596800000, 1000), ts(253402300799999, 999_999),
 		ts(0, 0), ts(0, 0), ts(-86_400_001, 999_999),
@@ -400,15 +400,15 @@ func allTypesRows() [][]any {
 // (timestamps to the nanosecond at their precision, decimals exact, INT96
 // before 1970).
 func TestWriteRoundTrip(t *testing.T) {
-	fields := allTypesFields()
-	rows := allTypesRows()
+	fields := wAllTypesFields()
+	rows := wAllTypesRows()
 	for _, codec := range []string{"zstd", "snappy", "gzip", "lz4", "none"} {
 		t.Run(codec, func(t *testing.T) {
-			data, st := writeFile(t, fields, WriterOptions{Compression: codec}, rows)
+			data, st := wWriteFile(t, fields, WriterOptions{Compression: codec}, rows)
 			if st.RowCount != int64(len(rows)) {
 				t.Fatalf("RowCount %d, want %d", st.RowCount, len(rows))
 			}
-			f, cols := readColumns(t, data)
+			f, cols := wReadColumns(t, data)
 			if f.NumRows() != int64(len(rows)) {
 				t.Fatalf("file has %d rows, want %d", f.NumRows(), len(rows))
 			}
@@ -416,16 +416,16 @@ func TestWriteRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := assembleRows(t, s, cols, len(rows))
+			got := wAssembleRows(t, s, cols, len(rows))
 			for i := range rows {
-				want := expectedStored(fields, rows[i])
+				want := wExpectedStored(fields, rows[i])
 				for j := range want {
-					if g, w := normalize(got[i][j]), normalize(want[j]); !reflect.DeepEqual(g, w) {
+					if g, w := wNormalize(got[i][j]), wNormalize(want[j]); !reflect.DeepEqual(g, w) {
 						t.Errorf("row %d field %s: got %#v, want %#v", i, fields[j].Name, g, w)
 					}
 				}
 			}
-			md := readFooter(t, data)
+			md := wReadFooter(t, data)
 			for _, rg := range md.RowGroups {
 				for _, c := range rg.Columns {
 					if c.MetaData.Codec.String() != map[string]string{"zstd": "ZSTD", "snappy": "SNAPPY", "gzip": "GZIP", "lz4": "LZ4_RAW", "none": "UNCOMPRESSED"}[codec] {
@@ -439,15 +439,15 @@ func TestWriteRoundTrip(t *testing.T) {
 
 // expectedStored is what a row reads back as: timestamps at their column's
 // precision, nil []byte as empty, nil map slices as empty.
-func expectedStored(fields []types.DataField, row []any) []any {
+func wExpectedStored(fields []types.DataField, row []any) []any {
 	out := make([]any, len(row))
 	for i, f := range fields {
-		out[i] = expectedValue(f.Type, row[i])
+		out[i] = wExpectedValue(f.Type, row[i])
 	}
 	return out
 }
 
-func expectedValue(t types.DataType, v any) any {
+func wExpectedValue(t types.DataType, v any) any {
 	if v == nil {
 		return nil
 	}
@@ -467,14 +467,14 @@ func expectedValue(t types.DataType, v any) any {
 		in := v.([]any)
 		out := make([]any, len(in))
 		for i := range in {
-			out[i] = expectedValue(*t.Element, in[i])
+			out[i] = wExpectedValue(*t.Element, in[i])
 		}
 		return out
 	case types.KindRow:
 		in := v.([]any)
 		out := make([]any, len(in))
 		for i := range in {
-			out[i] = expectedValue(t.Fields[i].Type, in[i])
+			out[i] = wExpectedValue(t.Fields[i].Type, in[i])
 		}
 		return out
 	case types.KindMap, types.KindMultiset:
@@ -485,8 +485,8 @@ func expectedValue(t types.DataType, v any) any {
 		}
 		out := types.Map{Keys: []any{}, Values: []any{}}
 		for i := range m.Keys {
-			out.Keys = append(out.Keys, expectedValue(*kt, m.Keys[i]))
-			out.Values = append(out.Values, expectedValue(*vt, m.Values[i]))
+			out.Keys = append(out.Keys, wExpectedValue(*kt, m.Keys[i]))
+			out.Values = append(out.Values, wExpectedValue(*vt, m.Values[i]))
 		}
 		return out
 	}
@@ -507,23 +507,23 @@ func TestWriteMatchesJavaFixtureData(t *testing.T) {
 	}
 	checked := 0
 	for _, table := range tables {
-		schemas := loadTableFields(t, table)
-		for _, file := range fixtureParquetFiles(table) {
+		schemas := wLoadTableFields(t, table)
+		for _, file := range wFixtureParquetFiles(table) {
 			rel, _ := filepath.Rel(fx, file)
 			t.Run(rel, func(t *testing.T) {
 				data, err := os.ReadFile(file)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fields := matchSchema(schemas, readFooter(t, data).Schema)
+				fields := wMatchSchema(schemas, wReadFooter(t, data).Schema)
 				s, err := buildWriteSchema(fields, schemaOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				jf, javaCols := readColumns(t, data)
-				rows := assembleRows(t, s, javaCols, int(jf.NumRows()))
-				ours, _ := writeFile(t, fields, WriterOptions{}, rows)
-				_, goCols := readColumns(t, ours)
+				jf, javaCols := wReadColumns(t, data)
+				rows := wAssembleRows(t, s, javaCols, int(jf.NumRows()))
+				ours, _ := wWriteFile(t, fields, WriterOptions{}, rows)
+				_, goCols := wReadColumns(t, ours)
 				for c := range javaCols {
 					if len(goCols[c]) != len(javaCols[c]) {
 						t.Fatalf("column %v: %d values, Java wrote %d", s.paths[c], len(goCols[c]), len(javaCols[c]))
@@ -552,8 +552,8 @@ func TestWriteMatchesJavaFixtureData(t *testing.T) {
 func TestInt96Pre1970(t *testing.T) {
 	ts := types.TimestampOf(time.Date(1899, 1, 1, 0, 59, 20, 1_001_001, time.UTC))
 	for _, ft := range []types.DataType{types.TimestampType(9), types.LocalZonedTimestampType(7)} {
-		data, _ := writeFile(t, []types.DataField{field(0, "ts", ft)}, WriterOptions{}, [][]any{{ts}})
-		_, cols := readColumns(t, data)
+		data, _ := wWriteFile(t, []types.DataField{wField(0, "ts", ft)}, WriterOptions{}, [][]any{{ts}})
+		_, cols := wReadColumns(t, data)
 		if got := fmt.Sprintf("%x", cols[0][0].Bytes()); got != "2956494fa8b4ffff41d82400" {
 			t.Errorf("%s: INT96 bytes %s, want 2956494fa8b4ffff41d82400", ft, got)
 		}
@@ -561,7 +561,7 @@ func TestInt96Pre1970(t *testing.T) {
 }
 
 // fixtureParquetFiles lists the data files of a fixture table.
-func fixtureParquetFiles(table string) []string {
+func wFixtureParquetFiles(table string) []string {
 	var files []string
 	_ = filepath.Walk(table, func(p string, info os.FileInfo, err error) error {
 		if err == nil && strings.HasSuffix(p, ".parquet") {
