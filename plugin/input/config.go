@@ -1,6 +1,6 @@
 // Package input is the Benthos `paimon` batch input: it tails an Apache
 // Paimon append table snapshot by snapshot with Paimon's scan modes, emits
-// one structured message per row (render.go), and keeps its progress in the
+// one structured message per row (plugin/internal/rowconv), and keeps its progress in the
 // table as a consumer file that advances only past fully acknowledged
 // snapshots.
 //
@@ -21,7 +21,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 // Field names of the input's config.
@@ -452,9 +452,9 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 // TIMESTAMP_LTZ column (an offset, or none for UTC; fractions below a
 // millisecond are dropped).
 func ParseScanTimestamp(s string) (int64, error) {
-	v, err := output.ConvertValue(types.LocalZonedTimestampType(3), strings.TrimSpace(s), output.ConvertOptions{TimestampUnit: output.UnitMillis})
+	v, err := rowconv.ConvertValue(types.LocalZonedTimestampType(3), strings.TrimSpace(s), rowconv.ConvertOptions{TimestampUnit: rowconv.UnitMillis})
 	if err != nil {
-		var ce *output.ConvertError
+		var ce *rowconv.ConvertError
 		if errors.As(err, &ce) {
 			return 0, fmt.Errorf("scan_timestamp %q: expected RFC 3339 text or epoch milliseconds (%s)", s, ce.Msg)
 		}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 // PartitionFilter is the parsed partition_filter: a disjunction (OR) of
@@ -204,7 +204,7 @@ func (f PartitionFilter) Bind(partitionKeys []types.DataField) (*BoundPartitionF
 			t := partitionKeys[i].Type.WithNullable(true)
 			vals := make([]any, len(cond.Values))
 			for j, raw := range cond.Values {
-				v, err := output.ConvertValue(t, raw, output.ConvertOptions{})
+				v, err := rowconv.ConvertValue(t, raw, rowconv.ConvertOptions{})
 				if err != nil {
 					return nil, fmt.Errorf("partition_filter: key %q: %w", cond.Key, err)
 				}

@@ -1,5 +1,6 @@
 // Package output is the Benthos `paimon` batch output: it converts
-// structured messages into rows of an Apache Paimon append table (convert.go),
+// structured messages into rows of an Apache Paimon append table (through
+// plugin/internal/rowconv),
 // writes them as Parquet data files and commits each group of batches as one
 // snapshot, acknowledging the messages only after the commit.
 //
@@ -21,6 +22,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 // Field names of the output's config.
@@ -61,7 +63,7 @@ type Config struct {
 	// MaxInFlight is how many batches may be converted and written at once.
 	MaxInFlight int
 	// Convert holds unknown_fields, schema_evolution and timestamp_unit.
-	Convert ConvertOptions
+	Convert rowconv.ConvertOptions
 }
 
 // CreateTable is the create_table object.
@@ -236,25 +238,25 @@ func ConfigSpec() *service.ConfigSpec {
 				Default(DefaultMaxInFlight).
 				LintRule(`root = if this < 1 { [ "max_in_flight must be at least 1" ] }`),
 			service.NewStringAnnotatedEnumField(fieldUnknownFields, map[string]string{
-				string(UnknownFieldsError):  "A message with a field that is not a column fails (alone) with an error naming the field.",
-				string(UnknownFieldsIgnore): "Fields that are not columns are dropped silently.",
+				string(rowconv.UnknownFieldsError):  "A message with a field that is not a column fails (alone) with an error naming the field.",
+				string(rowconv.UnknownFieldsIgnore): "Fields that are not columns are dropped silently.",
 			}).
 				Description("What to do with message fields that are not columns of the table (including fields inside ROW "+
 					"columns). With `schema_evolution: true`, unknown top-level fields add columns instead.").
-				Default(string(UnknownFieldsError)),
+				Default(string(rowconv.UnknownFieldsError)),
 			service.NewBoolField(fieldSchemaEvolution).
 				Description("Add a nullable column for each unknown top-level message field, typed from its first non-null "+
 					"value (see Schema evolution above), instead of applying `unknown_fields`.").
 				Default(false),
 			service.NewStringAnnotatedEnumField(fieldTimestampUnit, map[string]string{
-				string(UnitSeconds): "Seconds since the epoch (fractions allowed, e.g. `1717070400.123`).",
-				string(UnitMillis):  "Milliseconds since the epoch.",
-				string(UnitMicros):  "Microseconds since the epoch.",
-				string(UnitNanos):   "Nanoseconds since the epoch.",
+				string(rowconv.UnitSeconds): "Seconds since the epoch (fractions allowed, e.g. `1717070400.123`).",
+				string(rowconv.UnitMillis):  "Milliseconds since the epoch.",
+				string(rowconv.UnitMicros):  "Microseconds since the epoch.",
+				string(rowconv.UnitNanos):   "Nanoseconds since the epoch.",
 			}).
 				Description("The unit of epoch numbers given for TIMESTAMP and TIMESTAMP_LTZ columns. RFC 3339 text is "+
 					"accepted whatever the unit. TIME columns always take milliseconds of the day and DATE columns days.").
-				Default(string(UnitMillis)).
+				Default(string(rowconv.UnitMillis)).
 				Advanced(),
 		).
 		LintRule(outputLintRule).
@@ -443,15 +445,15 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	if s, err = conf.FieldString(fieldUnknownFields); err != nil {
 		return c, err
 	}
-	c.Convert.UnknownFields = UnknownFields(s)
+	c.Convert.UnknownFields = rowconv.UnknownFields(s)
 	if c.Convert.SchemaEvolution, err = conf.FieldBool(fieldSchemaEvolution); err != nil {
 		return c, err
 	}
 	if s, err = conf.FieldString(fieldTimestampUnit); err != nil {
 		return c, err
 	}
-	c.Convert.TimestampUnit = TimeUnit(s)
-	if _, err := NewConverter(nil, c.Convert); err != nil {
+	c.Convert.TimestampUnit = rowconv.TimeUnit(s)
+	if _, err := rowconv.NewConverter(nil, c.Convert); err != nil {
 		return c, errors.New(strings.TrimPrefix(err.Error(), "new converter: "))
 	}
 	return c, nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 func parse(t *testing.T, yaml string) (Config, error) {
@@ -46,7 +47,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if c.MaxInFlight != 4 {
 		t.Errorf("max_in_flight %d", c.MaxInFlight)
 	}
-	if c.Convert != (ConvertOptions{UnknownFields: UnknownFieldsError, TimestampUnit: UnitMillis}) {
+	if c.Convert != (rowconv.ConvertOptions{UnknownFields: rowconv.UnknownFieldsError, TimestampUnit: rowconv.UnitMillis}) {
 		t.Errorf("convert %+v", c.Convert)
 	}
 	if !c.Batching.IsNoop() {
@@ -124,7 +125,7 @@ timestamp_unit: us
 	if c.Batching.Count != 100 || c.Batching.Period != "1s" {
 		t.Errorf("batching %+v", c.Batching)
 	}
-	if c.Convert != (ConvertOptions{UnknownFields: UnknownFieldsIgnore, SchemaEvolution: true, TimestampUnit: UnitMicros}) {
+	if c.Convert != (rowconv.ConvertOptions{UnknownFields: rowconv.UnknownFieldsIgnore, SchemaEvolution: true, TimestampUnit: rowconv.UnitMicros}) {
 		t.Errorf("convert %+v", c.Convert)
 	}
 }
@@ -458,7 +459,7 @@ create_table:
 	if err != nil {
 		t.Fatal(err)
 	}
-	conv, err := NewConverter(c.CreateTable.Fields, c.Convert)
+	conv, err := rowconv.NewConverter(c.CreateTable.Fields, c.Convert)
 	if err != nil {
 		t.Fatal(err)
 	}

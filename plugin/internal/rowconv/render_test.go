@@ -1,4 +1,4 @@
-package input
+package rowconv
 
 import (
 	"bytes"
@@ -12,19 +12,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
-
-func jsonValue(t testing.TB, s string) any {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("bad test JSON %q: %v", s, err)
-	}
-	return v
-}
 
 func marshal(t testing.TB, v any) string {
 	t.Helper()
@@ -175,7 +163,7 @@ func TestRoundTripCanonical(t *testing.T) {
 	for _, tc := range cases {
 		typ := types.MustParse(tc.typ)
 		for _, in := range []string{tc.in, tc.canonical} {
-			v, err := output.ConvertValue(typ, jsonValue(t, in), output.ConvertOptions{})
+			v, err := ConvertValue(typ, jsonValue(t, in), ConvertOptions{})
 			if err != nil {
 				t.Errorf("%s <- %s: %v", tc.typ, in, err)
 				continue
@@ -191,13 +179,6 @@ func TestRoundTripCanonical(t *testing.T) {
 		}
 	}
 }
-
-const allTypesSchema = "ROW<b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT NOT NULL, f FLOAT, d DOUBLE, " +
-	"d1 DECIMAL(9, 2), d2 DECIMAL(18, 4), d3 DECIMAL(38, 10), c CHAR(3), vc VARCHAR(5), s STRING, " +
-	"bin BINARY(4), vb VARBINARY(8), by BYTES, dt DATE, tm TIME(3), t0 TIMESTAMP(0), t3 TIMESTAMP(3), " +
-	"t6 TIMESTAMP(6), t9 TIMESTAMP(9), l3 TIMESTAMP(3) WITH LOCAL TIME ZONE, l9 TIMESTAMP_LTZ(9), " +
-	"arr ARRAY<INT>, m1 MAP<STRING, DOUBLE>, m2 MAP<INT, ARRAY<STRING>>, ms MULTISET<STRING>, " +
-	"r ROW<x INT NOT NULL, y ROW<z DATE>>>"
 
 // sameValues compares converted values: decimals by value, NaN equal to NaN,
 // maps and multisets as unordered entry sets.
@@ -249,7 +230,7 @@ func sameValues(a, b any) bool {
 
 // roundTrip renders row as a message, serialises it as Benthos would, and
 // converts the bytes back with the output's converter.
-func roundTrip(t testing.TB, conv *output.Converter, row []any) ([]any, string) {
+func roundTrip(t testing.TB, conv *Converter, row []any) ([]any, string) {
 	t.Helper()
 	msg, err := NewRowMessage(conv.Fields(), row, RowMeta{})
 	if err != nil {
@@ -266,9 +247,9 @@ func roundTrip(t testing.TB, conv *output.Converter, row []any) ([]any, string) 
 	return back, string(raw)
 }
 
-func allTypesConverter(t testing.TB, o output.ConvertOptions) *output.Converter {
+func allTypesConverter(t testing.TB, o ConvertOptions) *Converter {
 	t.Helper()
-	conv, err := output.NewConverter(types.MustParse(allTypesSchema).Fields, o)
+	conv, err := NewConverter(types.MustParse(allTypesSchema).Fields, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +257,7 @@ func allTypesConverter(t testing.TB, o output.ConvertOptions) *output.Converter 
 }
 
 func TestRowRoundTrip(t *testing.T) {
-	conv := allTypesConverter(t, output.ConvertOptions{})
+	conv := allTypesConverter(t, ConvertOptions{})
 	inputs := []string{
 		`{"bi": 1}`,
 		`{"b": true, "ti": -128, "si": 32767, "i": -2147483648, "bi": 9223372036854775807, "f": 3.4028235e38, "d": "-Infinity",
@@ -343,7 +324,7 @@ func FuzzRoundTrip(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	conv := allTypesConverter(f, output.ConvertOptions{UnknownFields: output.UnknownFieldsIgnore})
+	conv := allTypesConverter(f, ConvertOptions{UnknownFields: UnknownFieldsIgnore})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()

@@ -1,4 +1,4 @@
-package input
+package rowconv
 
 import (
 	"encoding/base64"
@@ -17,7 +17,7 @@ import (
 // Each row becomes one structured message: a JSON object keyed by column name
 // whose values are typed so that the paimon output, given the message, writes
 // the same row again (render is the exact inverse of the output's
-// conversion, see plugin/output/convert.go):
+// conversion, see convert.go):
 //
 //	BOOLEAN                         true / false
 //	TINYINT, SMALLINT, INT, BIGINT  integer (int64)
