@@ -3,6 +3,7 @@ package maintain_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -15,7 +16,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -336,4 +339,108 @@ func (f *fakeTable) writeStatistics(name string) {
 		f.t.Fatal(err)
 	}
 	f.statistics = &name
+}
+
+// lakeTable is a table written with lakecore's own writer and committer.
+type lakeTable struct {
+	t     testing.TB
+	root  string
+	fio   *storage.Local
+	tb    *lakecore.Table
+	c     *commit.Committer
+	ident int64
+}
+
+func newLakeTable(t testing.TB, spec lakecore.TableSpec) *lakeTable {
+	t.Helper()
+	root := t.TempDir()
+	fio, err := storage.NewLocal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := lakecore.NewCatalog(fio).CreateTable(context.Background(), "db", "t", spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &lakeTable{t: t, root: root, fio: fio, tb: tb, c: tb.NewCommitter("writer")}
+}
+
+func (l *lakeTable) dir() string { return filepath.Join(l.root, "db.db", "t") }
+
+// appendRows writes rows as one APPEND snapshot.
+func (l *lakeTable) appendRows(rows ...[]any) *snapshot.Snapshot {
+	l.t.Helper()
+	s, err := appendWith(context.Background(), l.tb, l.c, &l.ident, rows)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return s
+}
+
+func appendWith(ctx context.Context, tb *lakecore.Table, c *commit.Committer, ident *int64, rows [][]any) (*snapshot.Snapshot, error) {
+	w, err := tb.NewWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if err := w.Write(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	*ident++
+	return c.Commit(ctx, *ident, msgs)
+}
+
+// readAll returns the rows of snapshot id (0 = latest) in read order.
+func (l *lakeTable) readAll(id int64) [][]any {
+	l.t.Helper()
+	rows, err := l.tb.ReadAll(context.Background(), id)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return rows
+}
+
+func (l *lakeTable) latest() *snapshot.Snapshot {
+	l.t.Helper()
+	s, err := l.tb.Snapshots().Latest(context.Background())
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return s
+}
+
+// live returns the live entries of the latest snapshot.
+func (l *lakeTable) live() []manifest.Entry {
+	l.t.Helper()
+	es, err := l.tb.Planner().LiveEntries(context.Background(), l.latest(), nil)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return es
+}
+
+// rowKeys renders rows for multiset comparison.
+func rowKeys(rows [][]any) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = fmt.Sprint(r...)
+	}
+	return out
+}
+
+func sortedKeys(rows [][]any) []string {
+	k := rowKeys(rows)
+	sort.Strings(k)
+	return k
+}
+
+func sorted(ss ...string) []string {
+	out := slices.Clone(ss)
+	sort.Strings(out)
+	return out
 }

@@ -116,6 +116,35 @@ func (t *table) partitionDir(part []byte) (string, error) {
 	return d, nil
 }
 
+// partitionName is the partition as reports show it: "k1=v1/k2=v2" with
+// the directory values unescaped, "" for an unpartitioned table; for a
+// partition that does not decode, its bytes in hex.
+func (t *table) partitionName(part []byte) string {
+	if len(t.partFields) == 0 {
+		return ""
+	}
+	t.mu.Lock()
+	n, ok := t.partName[string(part)]
+	t.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = fmt.Sprintf("%x", part)
+	if vals, err := t.decodePartition(part); err == nil {
+		if strs, err := binrow.PartitionValues(t.partFields, vals, t.partOpts); err == nil {
+			parts := make([]string, len(strs))
+			for i, s := range strs {
+				parts[i] = t.partFields[i].Name + "=" + s
+			}
+			n = strings.Join(parts, "/")
+		}
+	}
+	t.mu.Lock()
+	t.partName[string(part)] = n
+	t.mu.Unlock()
+	return n
+}
+
 // dataRoot is the directory below which partition directories live.
 func (t *table) dataRoot() string {
 	if t.dataDir == "" {
