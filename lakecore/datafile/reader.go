@@ -63,6 +63,11 @@ type Reader struct {
 	returned int64
 	err      error // sticky: once a read fails the reader's position is lost
 	closed   bool
+
+	// LZ4_RAW chunks, declared UNCOMPRESSED to parquet-go (reader_lz4.go),
+	// and the real file size.
+	lz4Chunks map[chunkKey]format.ColumnMetaData
+	size      int64
 }
 
 // outColumn produces one projected table column.
@@ -90,7 +95,7 @@ type outColumn struct {
 // ErrUnsupportedCast. A Parquet column that cannot hold its Paimon type fails
 // with ErrSchemaMismatch, a file that is not valid Parquet with
 // ErrCorruptFile, and an encrypted file or a codec other than UNCOMPRESSED,
-// SNAPPY, GZIP and ZSTD with ErrUnsupportedFile. An I/O error of f is
+// SNAPPY, GZIP, ZSTD and LZ4_RAW with ErrUnsupportedFile. An I/O error of f is
 // returned wrapped as it is. Errors name the file.
 //
 // Only the footer is read here. The caller keeps ownership of f: Close does
@@ -146,10 +151,24 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	if err != nil {
 		return nil, r.wrap("open", err)
 	}
-	r.file, err = parquet.OpenFile(tail, size,
-		parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(bufSize))
+	options := []parquet.FileOption{parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(bufSize)}
+	r.file, err = parquet.OpenFile(tail, size, options...)
 	if err != nil {
 		return nil, r.wrap("open", err)
+	}
+	lz4, err := checkCodecs(r.file.Metadata())
+	if err != nil {
+		return nil, r.wrap("open", err)
+	}
+	if lz4 {
+		view, viewSize, chunks, err := lz4FooterView(tail, size)
+		if err != nil {
+			return nil, r.wrap("open", err)
+		}
+		if r.file, err = parquet.OpenFile(view, viewSize, options...); err != nil {
+			return nil, r.wrap("open", err)
+		}
+		r.lz4Chunks, r.size = chunks, size
 	}
 	meta := r.file.Metadata()
 	root, numLeaves, err := parquetTree(meta.Schema)
@@ -167,22 +186,36 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	return r, nil
 }
 
-// checkRowGroups verifies the row counts, column chunks and codecs of the
-// footer. Only the codecs Java Paimon writes (ParquetWriterFactory:
-// file.compression) are accepted: parquet-go's LZ4_RAW decoder doubles its
-// buffer without bound on a damaged page, and Java reads neither BROTLI nor
-// LZO.
-func (r *Reader) checkRowGroups(numLeaves int) error {
-	for i, rg := range r.file.Metadata().RowGroups {
-		for _, c := range rg.Columns {
-			switch codec := c.MetaData.Codec; codec {
+// checkCodecs accepts the codecs parquet-mr reads out of the box (not
+// Hadoop-framed LZ4, BROTLI or LZO) and reports whether LZ4_RAW is used. A
+// column must keep its codec in every row group: parquet-go applies the
+// first row group's codec to all of them.
+func checkCodecs(meta *format.FileMetaData) (lz4 bool, err error) {
+	var first []format.CompressionCodec
+	for i, rg := range meta.RowGroups {
+		for j, c := range rg.Columns {
+			codec := c.MetaData.Codec
+			switch codec {
 			case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd:
+			case format.Lz4Raw:
+				lz4 = true
 			default:
-				return fmt.Errorf("%w: row group %d, column %s: compression codec %s", ErrUnsupportedFile, i,
+				return false, fmt.Errorf("%w: row group %d, column %s: compression codec %s", ErrUnsupportedFile, i,
 					strings.Join(c.MetaData.PathInSchema, "."), codec)
+			}
+			if i == 0 {
+				first = append(first, codec)
+			} else if j < len(first) && first[j] != codec {
+				return false, fmt.Errorf("%w: column %s changes its codec from %s to %s in row group %d", ErrUnsupportedFile,
+					strings.Join(c.MetaData.PathInSchema, "."), first[j], codec, i)
 			}
 		}
 	}
+	return lz4, nil
+}
+
+// checkRowGroups verifies the row counts and column chunks of the footer.
+func (r *Reader) checkRowGroups(numLeaves int) error {
 	var total int64
 	for i, rg := range r.file.RowGroups() {
 		n := rg.NumRows()
@@ -319,6 +352,18 @@ func (r *Reader) nextRowGroup(ctx context.Context) error {
 	rg := groups[r.rowGroup]
 	chunks := rg.ColumnChunks()
 	for _, c := range r.leaves {
+		if md, ok := r.lz4Chunks[chunkKey{r.rowGroup, c.index}]; ok {
+			fc, ok := chunks[c.index].(*parquet.FileColumnChunk)
+			if !ok {
+				return fmt.Errorf("read %s: row group %d: unexpected column chunk %T", r.name, r.rowGroup, chunks[c.index])
+			}
+			chunk, err := loadLZ4Chunk(r.src, r.size, &md)
+			if err != nil {
+				return r.wrap("read", fmt.Errorf("row group %d, Parquet column %q: %w", r.rowGroup, c.path, err))
+			}
+			c.start(fc.PagesFrom(chunk))
+			continue
+		}
 		c.start(chunks[c.index].Pages())
 	}
 	r.left = rg.NumRows()

@@ -3,7 +3,11 @@ package datafile
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -35,6 +39,19 @@ func FuzzReader(f *testing.F) {
 		}
 		f.Add(uint8(i), mutated)
 	}
+	// Files of other writers: nested shapes, NANOS timestamps, LZ4_RAW pages
+	// (decoded by this package, not parquet-go) in v1 and v2 layouts.
+	for _, version := range []int{1, 2} {
+		dir := f.TempDir()
+		name, _ := rdWriteRecords(f, dir, 40, parquet.PageBufferSize(512), parquet.DataPageVersion(version),
+			parquet.Compression(&parquet.Lz4Raw))
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(len(schemas)), data)
+	}
+	schemas = append(schemas, rdRecordFields())
 	// A table schema that casts, to run the cast paths on damaged values.
 	castTable := func(fields []types.DataField) []types.DataField {
 		out := append([]types.DataField(nil), fields...)
@@ -46,7 +63,7 @@ func FuzzReader(f *testing.F) {
 		return out
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		fields := schemas[int(which)%len(schemas)]
+		fields := schemas[int(which&0x7f)%len(schemas)]
 		table := fields
 		if which >= 128 {
 			table = castTable(fields)
