@@ -1,0 +1,39 @@
+package lakecore
+
+import (
+	"context"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+)
+
+// ExpireSnapshots expires old snapshots of the table and deletes the files
+// only they used, with Java's rules (maintain.ExpireSnapshots): zero fields
+// of o take the table's snapshot.num-retained.min/max,
+// snapshot.time-retained and snapshot.expire.limit. Consumers' positions
+// and tags are respected. The Report's Summary is a one-line result.
+func (t *Table) ExpireSnapshots(ctx context.Context, o maintain.ExpireSnapshotsOptions) (*maintain.Report, error) {
+	return maintain.ExpireSnapshots(ctx, t.fio, t.path, o)
+}
+
+// ExpirePartitions drops the partitions whose time, read from their values,
+// is older than partition.expiration-time, as one OVERWRITE snapshot
+// (maintain.ExpirePartitions). Partitions whose values are NULL or do not
+// parse are left alone and listed in Report.Skipped.
+func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartitionsOptions) (*maintain.Report, error) {
+	return maintain.ExpirePartitions(ctx, t.fio, t.path, o)
+}
+
+// Compact rewrites small data files into larger ones and commits them as a
+// COMPACT snapshot (maintain.Compact). Concurrent appends are never lost;
+// a conflict with another compaction or overwrite is retried from a fresh
+// plan.
+func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
+	return maintain.Compact(ctx, t.fio, t.path, o)
+}
+
+// RemoveOrphanFiles deletes files no snapshot, tag or changelog refers to
+// that are older than o.OlderThan (default one day), or lists them with
+// o.DryRun (maintain.RemoveOrphanFiles).
+func (t *Table) RemoveOrphanFiles(ctx context.Context, o maintain.RemoveOrphanFilesOptions) (*maintain.Report, error) {
+	return maintain.RemoveOrphanFiles(ctx, t.fio, t.path, o)
+}
