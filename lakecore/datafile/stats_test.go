@@ -184,9 +184,26 @@ func TestColumnStatsAcrossRowGroups(t *testing.T) {
 		}
 		first += n
 	}
-	_, cols := wReadColumns(t, data)
+	f, cols := wReadColumns(t, data)
 	if len(cols[0]) != 1000 || cols[0][999].Int64() != 499 || string(cols[2][0].ByteArray()) != "s0000" {
 		t.Errorf("values did not survive row group flushes")
+	}
+	// The rewritten page indexes must still be where the footer says.
+	first = 0
+	for g, rg := range f.RowGroups() {
+		ci, err := rg.ColumnChunks()[0].ColumnIndex()
+		if err != nil {
+			t.Fatalf("row group %d: column index: %v", g, err)
+		}
+		oi, err := rg.ColumnChunks()[2].OffsetIndex()
+		if err != nil {
+			t.Fatalf("row group %d: offset index: %v", g, err)
+		}
+		n := int(rg.NumRows())
+		if ci.NumPages() != 1 || ci.MinValue(0).Int64() != int64(first-500) || ci.MaxValue(0).Int64() != int64(first+n-1-500) || oi.NumPages() != 1 {
+			t.Errorf("row group %d: column index [%v, %v] over %d pages, want [%d, %d]", g, ci.MinValue(0), ci.MaxValue(0), ci.NumPages(), first-500, first+n-1-500)
+		}
+		first += n
 	}
 }
 

@@ -104,11 +104,12 @@ type WriterOptions struct {
 type Writer struct {
 	schema *writeSchema
 	out    *outputWriter
-	pw     *parquet.Writer
+	pw     *parquet.GenericWriter[any]
 	cols   []*parquet.ColumnWriter
 
 	batch        [][]parquet.Value // per leaf column, the shredded values of the pending rows
 	marks        []int             // per leaf column, len(batch) before the row being written
+	tops         []topColumn       // per top-level field
 	nestedLeaves []int             // leaf columns under nested top-level fields
 	leafField    []int             // per leaf column, the top-level field it is, or -1
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
@@ -126,6 +127,18 @@ type Writer struct {
 
 	closed bool
 	err    error // sticky I/O or encoder failure
+}
+
+// topColumn packs what the hot path of Write needs about a top-level field.
+type topColumn struct {
+	node        *schemaNode
+	values      []parquet.Value // primitive fields: the batch, one slot per row; nil for nested fields
+	kind        leafKind
+	required    bool
+	plainString bool // STRING without a length to check
+	def         int  // definition level of a non-null value
+	column      int  // leaf column index
+	null        parquet.Value
 }
 
 // rowGroupInfo keeps what the footer rewrite needs about a flushed row group.
@@ -204,10 +217,15 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	}
 	for i, n := range s.fields {
 		wr.stats[i] = newColumnStatsCollector(n, modes[i])
+		t := topColumn{node: n}
 		if n.role == roleLeaf {
 			wr.leafField[n.leaf] = i
 			wr.batch[n.leaf] = make([]parquet.Value, writeBatchRows)
-		} else {
+			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
+			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
+		}
+		wr.tops = append(wr.tops, t)
+		if n.role != roleLeaf {
 			for leaf := n.firstLeaf; leaf < n.endLeaf; leaf++ {
 				wr.nestedLeaves = append(wr.nestedLeaves, leaf)
 			}
@@ -216,13 +234,13 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	return wr, nil
 }
 
-func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *parquet.Writer, err error) {
+func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *parquet.GenericWriter[any], err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: create parquet writer: %v", ErrInvalidWriterOptions, r)
 		}
 	}()
-	return parquet.NewWriter(out,
+	return parquet.NewGenericWriter[any](out,
 		parquet.NewSchema(parquetRootName, s.root),
 		parquet.Compression(codec),
 		// parquet-mr writes v1 data pages with RLE definition levels and,
@@ -319,14 +337,16 @@ func (w *Writer) Write(row []any) error {
 		w.marks[leaf] = len(w.batch[leaf])
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
-	for i, n := range fields {
+	for i := range w.tops {
+		t := &w.tops[i]
 		var verr *valueError
-		if n.role == roleLeaf {
-			verr = w.writeTopLeaf(n, row[i])
+		if t.values != nil {
+			verr = w.writeTopLeaf(t, row[i])
 		} else {
-			verr = w.shred(n, row[i], 0)
+			verr = w.shred(t.node, row[i], 0)
 		}
 		if verr != nil {
+			n := t.node
 			for _, leaf := range w.nestedLeaves {
 				w.batch[leaf] = w.batch[leaf][:w.marks[leaf]]
 			}
@@ -471,43 +491,43 @@ func (w *Writer) flushRowGroup() error {
 // A top-level leaf holds exactly one value per row, so its batch has a
 // fixed length and the value goes to slot batchRows; a rejected row is
 // simply overwritten by the next one.
-func (w *Writer) writeTopLeaf(n *schemaNode, v any) *valueError {
-	slot := &w.batch[n.leaf][w.batchRows]
+func (w *Writer) writeTopLeaf(t *topColumn, v any) *valueError {
+	slot := &t.values[w.batchRows]
 	if v == nil {
-		if n.required {
-			return valueNullError(n)
+		if t.required {
+			return valueNullError(t.node)
 		}
-		*slot = n.nullValue
+		*slot = t.null
 		return nil
 	}
 	var val parquet.Value
-	switch n.kind {
+	switch t.kind {
 	case leafBigInt:
 		x, ok := v.(int64)
 		if !ok {
-			return valueTypeError(v, n)
+			return valueTypeError(v, t.node)
 		}
 		val = parquet.Int64Value(x)
 	case leafInt:
 		x, ok := v.(int32)
 		if !ok {
-			return valueTypeError(v, n)
+			return valueTypeError(v, t.node)
 		}
 		val = parquet.Int32Value(x)
 	case leafDouble:
 		x, ok := v.(float64)
 		if !ok {
-			return valueTypeError(v, n)
+			return valueTypeError(v, t.node)
 		}
 		val = parquet.DoubleValue(x)
 	case leafString:
 		s, ok := v.(string)
 		if !ok {
-			return valueTypeError(v, n)
+			return valueTypeError(v, t.node)
 		}
-		if n.dataType.Length < types.MaxLength || !utf8.ValidString(s) {
+		if !t.plainString || !utf8.ValidString(s) {
 			var err *valueError
-			if val, err = w.stringValue(n, s); err != nil {
+			if val, err = w.stringValue(t.node, s); err != nil {
 				return err
 			}
 		} else {
@@ -517,7 +537,7 @@ func (w *Writer) writeTopLeaf(n *schemaNode, v any) *valueError {
 	case leafTimestampMillis:
 		ts, ok := v.(types.Timestamp)
 		if !ok {
-			return valueTypeError(v, n)
+			return valueTypeError(v, t.node)
 		}
 		if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999_999 {
 			return timestampNanoError(ts)
@@ -525,12 +545,12 @@ func (w *Writer) writeTopLeaf(n *schemaNode, v any) *valueError {
 		val = parquet.Int64Value(ts.Millis)
 	default:
 		var err *valueError
-		if val, err = w.leafValue(n, v); err != nil {
+		if val, err = w.leafValue(t.node, v); err != nil {
 			return err
 		}
 	}
-	if n.defLevel != 0 {
-		val = val.Level(0, n.defLevel, n.leaf)
+	if t.def != 0 {
+		val = val.Level(0, t.def, t.column)
 	}
 	*slot = val
 	return nil

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -317,9 +316,6 @@ func wBigInt(s string) *big.Int {
 	return v
 }
 
-var _ = reflect.DeepEqual
-var _ = strings.Join
-var _ = deprecated.Int96{}
 
 // allTypesFields covers every Paimon type the writer supports, nullable and
 // NOT NULL, flat and nested.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -260,4 +261,49 @@ func TestWriterSurfacesIOErrors(t *testing.T) {
 	if err := w.Write([]any{"z"}); err == nil {
 		t.Errorf("Write after an I/O error succeeded")
 	}
+}
+
+// FuzzWriterStrings: any string is either rejected as invalid UTF-8 (or too
+// long for its VARCHAR) or written and read back byte for byte, with stats
+// that bound it; any []byte round-trips.
+func FuzzWriterStrings(f *testing.F) {
+	for _, s := range []string{"", "abc", "héllo", "a\xffb", "日本語テキスト", "\U0010FFFF\U0010FFFFx"} {
+		f.Add(s, []byte(s))
+	}
+	fields := []types.DataField{wField(0, "s", types.StringType()), wField(1, "v", types.VarCharType(4)), wField(2, "b", types.BytesType())}
+	f.Fuzz(func(t *testing.T, s string, b []byte) {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, fields, WriterOptions{StatsModes: []schema.StatsMode{wModeTruncate(2), wModeFull, wModeFull}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := s
+		if utf8.RuneCountInString(short) > 4 {
+			short = ""
+		}
+		err = w.Write([]any{s, short, b})
+		if !utf8.ValidString(s) {
+			if !errors.Is(err, ErrInvalidValue) {
+				t.Fatalf("invalid UTF-8 %q accepted: %v", s, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, cols := wReadColumns(t, buf.Bytes())
+		if string(cols[0][0].ByteArray()) != s || string(cols[1][0].ByteArray()) != short || !bytes.Equal(cols[2][0].ByteArray(), b) {
+			t.Fatalf("round trip of %q / %x failed", s, b)
+		}
+		if lo, ok := st.Columns[0].Min.(string); ok {
+			hi := st.Columns[0].Max.(string)
+			if lo > s || hi < s {
+				t.Fatalf("stats [%q, %q] do not bound %q", lo, hi, s)
+			}
+		}
+	})
 }
