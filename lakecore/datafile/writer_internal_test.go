@@ -316,7 +316,6 @@ func wBigInt(s string) *big.Int {
 	return v
 }
 
-
 // allTypesFields covers every Paimon type the writer supports, nullable and
 // NOT NULL, flat and nested.
 func wAllTypesFields() []types.DataField {
