@@ -566,28 +566,20 @@ func parseTimestampText(s string, precision int) (wallClock, error) {
 		w.nano, _ = strconv.Atoi(frac)
 		return true
 	}
-	switch {
-	case lit(' '):
-		if w.hour, ok = digits(1, 2); !ok || !lit(':') {
-			return w, bad
-		}
-		if w.minute, ok = digits(1, 2); !ok || !lit(':') {
-			return w, bad
-		}
-		if w.second, ok = digits(1, 2); !ok || !fraction() {
-			return w, bad
-		}
-	case lit('T'):
+	// " H:m:s[.f]" or "TH:m[:s[.f]]": the seconds are optional only after T.
+	if space := lit(' '); space || lit('T') {
 		if w.hour, ok = digits(1, 2); !ok || !lit(':') {
 			return w, bad
 		}
 		if w.minute, ok = digits(1, 2); !ok {
 			return w, bad
 		}
-		if lit(':') {
+		if seconds := lit(':'); seconds {
 			if w.second, ok = digits(1, 2); !ok || !fraction() {
 				return w, bad
 			}
+		} else if space {
+			return w, bad
 		}
 	}
 	if p != len(s) || w.month < 1 || w.month > 12 || w.day < 1 || w.day > 31 ||
