@@ -1,5 +1,5 @@
 // Command benthos-paimon is a Benthos binary with the Apache Paimon input
-// and output plugins and table maintenance commands.
+// and output plugins, and a `demo` subcommand that writes a sample table.
 package main
 
 import (
@@ -8,11 +8,15 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"  // registers the paimon input
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output" // registers the paimon output
 )
 
 func main() {
 	service.RunCLI(context.Background(),
 		service.CLIOptSetBinaryName("benthos-paimon"),
 		service.CLIOptSetProductName("benthos-paimon"),
+		service.CLIOptAddCommand(demoCommand()),
 	)
 }

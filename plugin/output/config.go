@@ -1,13 +1,15 @@
 // Package output is the Benthos `paimon` batch output: it converts
 // structured messages into rows of an Apache Paimon append table (through
-// plugin/internal/rowconv),
-// writes them as Parquet data files and commits each group of batches as one
-// snapshot, acknowledging the messages only after the commit.
+// plugin/internal/rowconv), writes them as Parquet data files and commits
+// each group of batches as one snapshot, acknowledging the messages only
+// after the commit.
 //
-// This file holds the component's config spec (ConfigSpec) and its parsing
-// into a plain Config (ParseConfig). The constructor, acks and commit wiring
-// live beside them once lakecore's facade exists; nothing is registered in
-// init() yet.
+// config.go holds the component's config spec (ConfigSpec) and its parsing
+// into a plain Config (ParseConfig); output.go the BatchOutput, registered
+// in init() (and by Register into other environments); committer.go the
+// group committer and its failure handling; sequence.go the sequence
+// numbers of fixed-bucket tables; maintenance.go the background expiry and
+// compaction.
 package output
 
 import (
@@ -17,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -42,7 +45,15 @@ const (
 	fieldUnknownFields   = "unknown_fields"
 	fieldSchemaEvolution = "schema_evolution"
 	fieldTimestampUnit   = "timestamp_unit"
+	fieldMaintenance     = "maintenance"
+	fieldMaintEnabled    = "enabled"
+	fieldMaintInterval   = "interval"
+	fieldCompaction      = "compaction"
+	fieldCompactEnabled  = "enabled"
 )
+
+// DefaultMaintenanceInterval is the default of maintenance.interval.
+const DefaultMaintenanceInterval = time.Minute
 
 // DefaultMaxInFlight is the default of max_in_flight: batches converted and
 // encoded concurrently while one committer gathers the finished ones.
@@ -64,7 +75,24 @@ type Config struct {
 	MaxInFlight int
 	// Convert holds unknown_fields, schema_evolution and timestamp_unit.
 	Convert rowconv.ConvertOptions
+	// Maintenance holds maintenance and compaction.
+	Maintenance Maintenance
 }
+
+// Maintenance is the automatic table maintenance the output runs after its
+// commits, off the commit path.
+type Maintenance struct {
+	// Enabled runs snapshot expiry and partition expiry as the table's
+	// options ask (maintenance.enabled).
+	Enabled bool
+	// Interval is the least time between two runs (maintenance.interval).
+	Interval time.Duration
+	// Compaction also compacts small files (compaction.enabled).
+	Compaction bool
+}
+
+// active reports whether any maintenance runs.
+func (m Maintenance) active() bool { return m.Enabled || m.Compaction }
 
 // CreateTable is the create_table object.
 type CreateTable struct {
@@ -127,8 +155,9 @@ Messages are acknowledged only after the snapshot that holds their rows has been
 batch in it, so Benthos delivers them again (at-least-once): nothing acknowledged is ever missing from the table. A
 commit whose outcome is unknown (a time-out or a dropped connection while the snapshot file was being created) is
 resolved before it is retried by looking for a snapshot with this output's ` + "`commit_user`" + ` and the commit's
-identifier, as Paimon's own committer does, so a batch that did land is not written twice. Data files of a failed or
-ambiguous commit are never deleted by the commit path; the orphan-file cleanup removes them later.
+identifier, as Paimon's own committer does, so a batch that did land is not written twice; if it did not land, the
+same files are committed again. Data files are deleted only when their commit definitely failed; those of a commit
+whose outcome stays unknown are kept (they may be part of a snapshot), and the orphan-file cleanup removes them if not.
 
 A message that cannot be converted to a row (a string where a number belongs, an integer out of range, a null in a
 ` + "`NOT NULL`" + ` column, an unknown field with ` + "`unknown_fields: error`" + `, ...) fails alone: the rest of its
@@ -257,6 +286,32 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("The unit of epoch numbers given for TIMESTAMP and TIMESTAMP_LTZ columns. RFC 3339 text is "+
 					"accepted whatever the unit. TIME columns always take milliseconds of the day and DATE columns days.").
 				Default(string(rowconv.UnitMillis)).
+				Advanced(),
+			service.NewObjectField(fieldMaintenance,
+				service.NewBoolField(fieldMaintEnabled).
+					Description("Expire old snapshots (`snapshot.num-retained.min`, `snapshot.num-retained.max`, "+
+						"`snapshot.time-retained`, `snapshot.expire.limit`) and, when `partition.expiration-time` is set, "+
+						"old partitions (checked every `partition.expiration-check-interval`), as the table's options ask and "+
+						"as Java Paimon's writers do after their commits. Skipped for tables with `write-only: true`, which "+
+						"leave this to a dedicated job.").
+					Default(true),
+				service.NewDurationField(fieldMaintInterval).
+					Description("The least time between two maintenance runs. A run is triggered by a commit and "+
+						"happens in the background, one at a time; it never delays or fails a batch.").
+					Default(DefaultMaintenanceInterval.String()),
+			).
+				Description("Automatic table maintenance after commits.").
+				Advanced(),
+			service.NewObjectField(fieldCompaction,
+				service.NewBoolField(fieldCompactEnabled).
+					Description("Compact small data files into larger ones in the background, after commits and at most "+
+						"once per `maintenance.interval`, with the table's `target-file-size` and `compaction.min.file-num`. "+
+						"Compaction rewrites data and adds COMPACT snapshots; Paimon advises a dedicated compaction job "+
+						"(and `write-only: true` on the writers) for tables with heavy write traffic, so it is off by "+
+						"default.").
+					Default(false),
+			).
+				Description("Background compaction of small files.").
 				Advanced(),
 		).
 		LintRule(outputLintRule).
@@ -453,6 +508,18 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		return c, err
 	}
 	c.Convert.TimestampUnit = rowconv.TimeUnit(s)
+	if c.Maintenance.Enabled, err = conf.FieldBool(fieldMaintenance, fieldMaintEnabled); err != nil {
+		return c, err
+	}
+	if c.Maintenance.Interval, err = conf.FieldDuration(fieldMaintenance, fieldMaintInterval); err != nil {
+		return c, err
+	}
+	if c.Maintenance.Interval < 0 {
+		return c, fmt.Errorf("maintenance.interval must not be negative, not %v", c.Maintenance.Interval)
+	}
+	if c.Maintenance.Compaction, err = conf.FieldBool(fieldCompaction, fieldCompactEnabled); err != nil {
+		return c, err
+	}
 	if _, err := rowconv.NewConverter(nil, c.Convert); err != nil {
 		return c, errors.New(strings.TrimPrefix(err.Error(), "new converter: "))
 	}

@@ -1,0 +1,177 @@
+package output
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+)
+
+// maintainer runs the table's automatic maintenance off the commit path,
+// as Java's writers do after their commits (TableCommitImpl: snapshot
+// expiry, partition expiry, and compaction in the writer unless write-only):
+// a commit triggers a run, at most one runs at a time, and runs start at
+// least Maintenance.Interval apart; triggers in between coalesce into one.
+// Failures are logged and retried on the next run; they never fail a batch.
+//
+// Partition expiry and compaction commit snapshots of their own under the
+// commit user "<commit_user>-maintenance" with Java's batch identifier
+// (Long.MAX_VALUE), so that they never disturb the identifiers the output
+// resolves its own commits by.
+type maintainer struct {
+	tbl  *lakecore.Table
+	conf Maintenance
+	user string
+	log  *service.Logger
+	slog *slog.Logger
+
+	trig chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	// ctx is cancelled by close, cutting a running operation short; the
+	// operations are safe to interrupt (they follow the commit protocol).
+	ctx       context.Context
+	cancel    context.CancelFunc
+	closeOnce sync.Once
+
+	lastPartitionCheck time.Time // zero: the first run checks
+}
+
+func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger) *maintainer {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &maintainer{
+		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log,
+		slog: slog.New(serviceLogHandler{log: log}),
+		trig: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		ctx: ctx, cancel: cancel,
+	}
+}
+
+// trigger asks for a run after a commit; it never blocks.
+func (m *maintainer) trigger(*snapshot.Snapshot) {
+	select {
+	case m.trig <- struct{}{}:
+	default:
+	}
+}
+
+func (m *maintainer) run() {
+	defer close(m.done)
+	var last time.Time
+	for {
+		select {
+		case <-m.trig:
+		case <-m.stop:
+			return
+		}
+		if wait := m.conf.Interval - time.Since(last); !last.IsZero() && wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-m.stop:
+				t.Stop()
+				return
+			}
+		}
+		m.runOnce(m.ctx)
+		last = time.Now()
+	}
+}
+
+// close stops the goroutine, interrupting a run, and waits for it.
+func (m *maintainer) close() {
+	m.closeOnce.Do(func() {
+		close(m.stop)
+		m.cancel()
+	})
+	<-m.done
+}
+
+// runOnce does what the table's options and the config ask for.
+func (m *maintainer) runOnce(ctx context.Context) {
+	if err := m.tbl.Refresh(ctx); err != nil {
+		m.log.Warnf("Maintenance of table %s skipped: %v", m.tbl.Path(), err)
+		return
+	}
+	opts := m.tbl.Schema().Opts()
+	if wo, err := opts.WriteOnly(); err == nil && wo {
+		m.log.Debugf("Maintenance of table %s skipped: write-only is set (a dedicated job maintains it)", m.tbl.Path())
+		return
+	}
+	if m.conf.Enabled {
+		rep, err := m.tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{Logger: m.slog})
+		m.report("snapshot expiry", rep, err, rep != nil && rep.SnapshotsExpired > 0)
+
+		now := time.Now()
+		due, err := maintain.PartitionExpiryDue(opts, m.lastPartitionCheck, now)
+		if err != nil {
+			m.log.Warnf("Partition expiry of table %s: %v", m.tbl.Path(), err)
+		} else if due {
+			m.lastPartitionCheck = now
+			rep, err := m.tbl.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{CommitUser: m.user, Logger: m.slog})
+			m.report("partition expiry", rep, err, rep != nil && len(rep.PartitionsDropped) > 0)
+		}
+	}
+	if m.conf.Compaction {
+		rep, err := m.tbl.Compact(ctx, maintain.CompactOptions{CommitUser: m.user, Logger: m.slog})
+		m.report("compaction", rep, err, rep != nil && rep.Tasks > 0)
+	}
+}
+
+func (m *maintainer) report(what string, rep *maintain.Report, err error, changed bool) {
+	switch {
+	case err != nil && m.ctx.Err() != nil:
+		m.log.Debugf("%s of table %s interrupted by shutdown: %v", what, m.tbl.Path(), err)
+	case err != nil:
+		m.log.Warnf("Automatic %s of table %s failed (retried after the next commit): %v", what, m.tbl.Path(), err)
+	case changed:
+		m.log.Infof("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
+	case rep != nil:
+		m.log.Debugf("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
+	}
+}
+
+// serviceLogHandler forwards the maintain package's slog records to the
+// Benthos logger.
+type serviceLogHandler struct {
+	log   *service.Logger
+	attrs []slog.Attr
+}
+
+func (h serviceLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h serviceLogHandler) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Message
+	add := func(a slog.Attr) bool {
+		msg += fmt.Sprintf(" %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	switch {
+	case r.Level >= slog.LevelError:
+		h.log.Error(msg)
+	case r.Level >= slog.LevelWarn:
+		h.log.Warn(msg)
+	case r.Level >= slog.LevelInfo:
+		h.log.Info(msg)
+	default:
+		h.log.Debug(msg)
+	}
+	return nil
+}
+
+func (h serviceLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return serviceLogHandler{log: h.log, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+}
+
+func (h serviceLogHandler) WithGroup(string) slog.Handler { return h }
