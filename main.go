@@ -9,8 +9,9 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"  // registers the paimon input
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output" // registers the paimon output
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"              // registers the paimon input
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/metrics/prometheus" // registers the prometheus metrics exporter
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"             // registers the paimon output
 )
 
 func main() {
