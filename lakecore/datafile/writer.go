@@ -405,7 +405,7 @@ func (w *Writer) Close() (*FileStats, error) {
 	if err := w.out.bw.Flush(); err != nil {
 		return nil, w.fail(fmt.Errorf("flush parquet file: %w", err))
 	}
-	w.batch, w.arena = nil, nil
+	w.batch, w.tops, w.arena = nil, nil, nil // drop references to the caller's strings
 	st := &FileStats{RowCount: w.rows, Columns: make([]ColumnStats, len(w.stats))}
 	for i, c := range w.stats {
 		st.Columns[i] = c.result()
