@@ -337,8 +337,49 @@ func (w *Writer) Write(row []any) error {
 		w.marks[leaf] = len(w.batch[leaf])
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
+	row = row[:len(w.tops)]
 	for i := range w.tops {
 		t := &w.tops[i]
+		// The commonest primitive kinds are converted inline; everything
+		// else, and every value that needs an error, takes writeTopLeaf.
+		if v := row[i]; t.values != nil && v != nil {
+			var val parquet.Value
+			ok := false
+			switch t.kind {
+			case leafBigInt:
+				var x int64
+				x, ok = v.(int64)
+				val = parquet.Int64Value(x)
+			case leafInt:
+				var x int32
+				x, ok = v.(int32)
+				val = parquet.Int32Value(x)
+			case leafDouble:
+				var x float64
+				x, ok = v.(float64)
+				val = parquet.DoubleValue(x)
+			case leafTimestampMillis:
+				var ts types.Timestamp
+				ts, ok = v.(types.Timestamp)
+				ok = ok && uint32(ts.NanoOfMilli) <= 999_999
+				val = parquet.Int64Value(ts.Millis)
+			case leafString:
+				var x string
+				x, ok = v.(string)
+				if ok = ok && t.plainString && utf8.ValidString(x); ok {
+					// See stringValue on aliasing the string.
+					val = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(x), len(x)))
+					w.batchBytes += int64(len(x))
+				}
+			}
+			if ok {
+				if t.def != 0 {
+					val = val.Level(0, t.def, t.column)
+				}
+				t.values[w.batchRows] = val
+				continue
+			}
+		}
 		var verr *valueError
 		if t.values != nil {
 			verr = w.writeTopLeaf(t, row[i])
@@ -485,8 +526,8 @@ func (w *Writer) flushRowGroup() error {
 	return nil
 }
 
-// writeTopLeaf appends the value of a top-level primitive field; it is
-// writeLeaf with the common kinds inlined, the hot path of Write.
+// writeTopLeaf appends the value of a top-level primitive field: NULLs,
+// the kinds Write does not convert inline, and every bad value.
 //
 // A top-level leaf holds exactly one value per row, so its batch has a
 // fixed length and the value goes to slot batchRows; a rejected row is
@@ -500,54 +541,9 @@ func (w *Writer) writeTopLeaf(t *topColumn, v any) *valueError {
 		*slot = t.null
 		return nil
 	}
-	var val parquet.Value
-	switch t.kind {
-	case leafBigInt:
-		x, ok := v.(int64)
-		if !ok {
-			return valueTypeError(v, t.node)
-		}
-		val = parquet.Int64Value(x)
-	case leafInt:
-		x, ok := v.(int32)
-		if !ok {
-			return valueTypeError(v, t.node)
-		}
-		val = parquet.Int32Value(x)
-	case leafDouble:
-		x, ok := v.(float64)
-		if !ok {
-			return valueTypeError(v, t.node)
-		}
-		val = parquet.DoubleValue(x)
-	case leafString:
-		s, ok := v.(string)
-		if !ok {
-			return valueTypeError(v, t.node)
-		}
-		if !t.plainString || !utf8.ValidString(s) {
-			var err *valueError
-			if val, err = w.stringValue(t.node, s); err != nil {
-				return err
-			}
-		} else {
-			w.batchBytes += int64(len(s))
-			val = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-		}
-	case leafTimestampMillis:
-		ts, ok := v.(types.Timestamp)
-		if !ok {
-			return valueTypeError(v, t.node)
-		}
-		if ts.NanoOfMilli < 0 || ts.NanoOfMilli > 999_999 {
-			return timestampNanoError(ts)
-		}
-		val = parquet.Int64Value(ts.Millis)
-	default:
-		var err *valueError
-		if val, err = w.leafValue(t.node, v); err != nil {
-			return err
-		}
+	val, err := w.leafValue(t.node, v)
+	if err != nil {
+		return err
 	}
 	if t.def != 0 {
 		val = val.Level(0, t.def, t.column)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -28,11 +29,14 @@ func TestWriteRejectsBadValues(t *testing.T) {
 		wField(11, "ts", types.TimestampType(6)),
 		wField(12, "t", types.TimeType(0)),
 		wField(13, "ms", types.MultisetType(types.StringType())),
+		wField(14, "ts3", types.TimestampType(3)),
+		wField(15, "s", types.StringType()),
 	}
 	good := func() []any {
 		return []any{wDec("1.5", 10, 2), int64(1), "abc", "ab", []byte{1}, wDec("1", 20, 2), []any{int32(1)},
 			types.Map{Keys: []any{"k"}, Values: []any{[]any{int32(1)}}}, []any{int32(1), "y"},
-			types.Timestamp{Millis: 1}, types.Time(1), types.Map{Keys: []any{"a"}, Values: []any{int32(1)}}}
+			types.Timestamp{Millis: 1}, types.Time(1), types.Map{Keys: []any{"a"}, Values: []any{int32(1)}},
+			types.Timestamp{Millis: 2}, "s"}
 	}
 	with := func(i int, v any) []any { r := good(); r[i] = v; return r }
 	cases := []struct {
@@ -62,7 +66,11 @@ func TestWriteRejectsBadValues(t *testing.T) {
 		{"timestamp nanos", with(9, types.Timestamp{NanoOfMilli: 1_000_000}), `field "ts": timestamp nano-of-millisecond 1000000 is outside 0..999999`},
 		{"time of day", with(10, types.Time(86_400_000)), `field "t": time 86400000 ms is outside the day`},
 		{"multiset count", with(11, types.Map{Keys: []any{"a"}, Values: []any{int64(1)}}), `field "ms[0].value": got int64, want INT NOT NULL`},
-		{"short row", []any{nil}, `row has 1 values for 12 fields`},
+		{"timestamp(3) nanos", with(12, types.Timestamp{NanoOfMilli: -1}), `field "ts3": timestamp nano-of-millisecond -1 is outside 0..999999`},
+		{"timestamp as time.Time", with(12, time.Unix(0, 0)), `field "ts3": got time.Time, want TIMESTAMP(3)`},
+		{"string invalid utf8", with(13, "\xc3"), `field "s": invalid UTF-8 in STRING value "\xc3"`},
+		{"string as bytes", with(13, []byte("s")), `field "s": got []uint8, want STRING`},
+		{"short row", []any{nil}, `row has 1 values for 14 fields`},
 	}
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, fields, WriterOptions{})
