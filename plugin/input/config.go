@@ -1,13 +1,13 @@
 // Package input is the Benthos `paimon` batch input: it tails an Apache
 // Paimon append table snapshot by snapshot with Paimon's scan modes, emits
-// one structured message per row (plugin/internal/rowconv), and keeps its progress in the
-// table as a consumer file that advances only past fully acknowledged
-// snapshots.
+// one structured message per row (plugin/internal/rowconv), and keeps its
+// progress in the table as a consumer file that advances only past fully
+// acknowledged snapshots.
 //
-// This file holds the component's config spec (ConfigSpec) and its parsing
-// into a plain Config (ParseConfig). The reader, ack tracking and consumer
-// wiring live beside them once lakecore's scan facade exists; nothing is
-// registered in init() yet.
+// Files: config.go (the config spec and ParseConfig), filter.go
+// (partition_filter), input.go (registration, Connect/ReadBatch/Close,
+// metrics), reader.go (the background reader: plans to message batches),
+// acks.go (the ack tracker), consumer.go (saving the consumer position).
 package input
 
 import (
