@@ -286,3 +286,25 @@ func TestJavaReadsAllTypes(t *testing.T) {
 		{filter: "b IS NULL", want: 1, extra: true},
 	})
 }
+
+// TestAddColumns evolves the schema through the facade: files written
+// before keep their schema id and read back with NULL in the new column.
+func TestAddColumns(t *testing.T) {
+	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("a", types.StringType())}, nil, nil)
+	tt.writeCommit(1, [][]any{{int64(1), "x"}})
+	ctx := context.Background()
+	s, err := tt.tb.AddColumns(ctx, []types.DataField{f("b", types.IntType())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != 1 || tt.tb.Schema().ID != 1 || len(tt.tb.Schema().Fields) != 3 {
+		t.Fatalf("schema after AddColumns: %+v", s)
+	}
+	msgs, snap := tt.writeCommit(2, [][]any{{int64(2), "y", int32(7)}})
+	if msgs[0].NewFiles[0].SchemaID != 1 || snap.SchemaID != 1 {
+		t.Fatalf("file schema %d, snapshot schema %d, want 1", msgs[0].NewFiles[0].SchemaID, snap.SchemaID)
+	}
+	got := tt.readAll()
+	sortByID(got)
+	assertRows(t, got, [][]any{{int64(1), "x", nil}, {int64(2), "y", int32(7)}})
+}

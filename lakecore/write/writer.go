@@ -124,8 +124,20 @@ type TableWriter struct {
 	fileUUID    string
 	fileCounter int64
 
-	writers map[bucketKey]*bucketWriter
+	// writers are the open (partition, bucket) writers by partition bytes
+	// plus the bucket's 4 bytes; byValue indexes the same writers by the
+	// value of a single partition key of a hashable type (unaware buckets),
+	// which saves encoding the partition of every row; single is the writer
+	// of an unpartitioned unaware table.
+	writers map[string]*bucketWriter
+	byValue map[any]*bucketWriter
+	single  *bucketWriter
 	order   []*bucketWriter
+	// valueKey: the table can use byValue (one partition key of a kind
+	// whose Go value is hashable and canonical, unaware buckets).
+	valueKey bool
+	scratch  []byte
+	keyVals  []any
 	// nextSeq remembers the counters of fixed-bucket writers dropped while
 	// idle, whose files may not be committed yet.
 	nextSeq map[bucketKey]int64
@@ -139,10 +151,15 @@ type bucketKey struct {
 	bucket    int32
 }
 
+func (k bucketKey) mapKey() string {
+	return k.partition + string([]byte{byte(k.bucket >> 24), byte(k.bucket >> 16), byte(k.bucket >> 8), byte(k.bucket)})
+}
+
 // bucketWriter is the writer of one (partition, bucket): AppendOnlyWriter.
 type bucketWriter struct {
 	key       bucketKey
 	partition []byte
+	value     any // the partition key value when indexed in byValue
 	dir       string
 	seq       int64 // next sequence number (LongCounter)
 	file      *openFile
@@ -175,7 +192,8 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 		restore:    restore,
 		checkEvery: rollCheckRows,
 		fileUUID:   uuid.NewString(),
-		writers:    map[bucketKey]*bucketWriter{},
+		writers:    map[string]*bucketWriter{},
+		byValue:    map[any]*bucketWriter{},
 		nextSeq:    map[bucketKey]int64{},
 	}
 	if d := strings.Trim(opts.DataFilePathDirectory(), "/"); d != "" {
@@ -223,6 +241,8 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 	}
 	w.wopts = datafile.WriterOptions{Compression: w.o.Compression, ZstdLevel: w.o.ZstdLevel, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	w.fieldTypes = typesOf(s.Fields)
+	w.valueKey = w.numBuckets < 0 && len(w.partFields) == 1 && hashableKind(w.partTypes[0].Kind)
+	w.keyVals = make([]any, max(len(w.partFields), len(w.bucketFields)))
 	w.extension = ".parquet"
 	if inc, err := opts.FileSuffixIncludeCompression(); err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
@@ -230,6 +250,44 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 		w.extension = "." + ext + ".parquet" // DataFilePathFactory.makeExtension
 	}
 	return w, nil
+}
+
+// hashableKind reports whether the Go values of a kind can index writers
+// directly: comparable, one Go type per kind, equal exactly when their
+// BinaryRows are (not floats: NaN; not timestamps: a compact TIMESTAMP
+// drops sub-millisecond digits).
+func hashableKind(k types.Kind) bool {
+	switch k {
+	case types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindChar, types.KindVarChar, types.KindDate, types.KindTime:
+		return true
+	}
+	return false
+}
+
+// canonicalValue reports whether v has the Go type lakecore/types gives
+// kind k (binrow also accepts an int for integer kinds, which byValue must
+// not see as another partition).
+func canonicalValue(k types.Kind, v any) bool {
+	switch v.(type) {
+	case bool:
+		return k == types.KindBoolean
+	case int8:
+		return k == types.KindTinyInt
+	case int16:
+		return k == types.KindSmallInt
+	case int32:
+		return k == types.KindInt
+	case int64:
+		return k == types.KindBigInt
+	case string:
+		return k == types.KindChar || k == types.KindVarChar
+	case types.Date:
+		return k == types.KindDate
+	case types.Time:
+		return k == types.KindTime
+	}
+	return false
 }
 
 // compressionExtension is DataFilePathFactory.compressFileExtension: the
@@ -284,19 +342,7 @@ func (w *TableWriter) Write(ctx context.Context, row []any) error {
 	if len(row) != len(w.fieldTypes) {
 		return fmt.Errorf("write to %s: %w: %d values for %d fields", w.dataDir, ErrInvalidRow, len(row), len(w.fieldTypes))
 	}
-	part, err := encodeKey(w.partFields, w.partIdx, row, true)
-	if err != nil {
-		return fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
-	}
-	bucket := int32(0)
-	if w.numBuckets > 0 {
-		key, err := encodeKey(w.bucketFields, w.bucketIdx, row, false)
-		if err != nil {
-			return fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
-		}
-		bucket = int32(binrow.Bucket(key, w.numBuckets))
-	}
-	bw, err := w.bucketWriter(ctx, part, bucket)
+	bw, err := w.route(ctx, row)
 	if err != nil {
 		return err
 	}
@@ -327,13 +373,58 @@ func (w *TableWriter) Write(ctx context.Context, row []any) error {
 	return nil
 }
 
+// route returns the writer of row's partition and bucket, creating it when
+// needed. Only a row whose key fields do not fit fails (ErrInvalidRow).
+func (w *TableWriter) route(ctx context.Context, row []any) (*bucketWriter, error) {
+	if w.single != nil {
+		return w.single, nil
+	}
+	if w.valueKey {
+		// canonicalValue first: an unhashable value must not reach the map.
+		if v := row[w.partIdx[0]]; canonicalValue(w.partTypes[0].Kind, v) {
+			if bw, ok := w.byValue[v]; ok {
+				return bw, nil
+			}
+		}
+	}
+	part, err := w.encodeKey(w.partFields, w.partIdx, row, true)
+	if err != nil {
+		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
+	}
+	bucket := int32(0)
+	if w.numBuckets > 0 {
+		key, err := w.encodeKey(w.bucketFields, w.bucketIdx, row, false)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
+		}
+		bucket = int32(binrow.Bucket(key, w.numBuckets))
+	}
+	w.scratch = append(append(w.scratch[:0], part...), byte(bucket>>24), byte(bucket>>16), byte(bucket>>8), byte(bucket))
+	bw, ok := w.writers[string(w.scratch)]
+	if !ok {
+		if bw, err = w.newBucketWriter(ctx, part, bucket); err != nil {
+			return nil, err
+		}
+	}
+	if w.valueKey && bw.value == nil {
+		if v := row[w.partIdx[0]]; canonicalValue(w.partTypes[0].Kind, v) {
+			bw.value = v
+			w.byValue[v] = bw
+		}
+	}
+	return bw, nil
+}
+
 // encodeKey serializes (partition) or encodes (bucket key) the key fields
 // of row, naming the field on failure.
-func encodeKey(fields []types.DataField, idx []int, row []any, serialize bool) ([]byte, error) {
-	vals := make([]any, len(fields))
-	ts := make([]types.DataType, len(fields))
+func (w *TableWriter) encodeKey(fields []types.DataField, idx []int, row []any, serialize bool) ([]byte, error) {
+	vals := w.keyVals[:len(fields)]
+	ts := w.partTypes
+	if !serialize {
+		ts = w.bucketTypes
+	}
 	for i, f := range fields {
-		vals[i], ts[i] = row[idx[i]], f.Type
+		vals[i] = row[idx[i]]
 		if vals[i] == nil && !f.Type.Nullable {
 			return nil, fmt.Errorf("field %q: got NULL, want %s", f.Name, f.Type)
 		}
@@ -356,11 +447,8 @@ func encodeKey(fields []types.DataField, idx []int, row []any, serialize bool) (
 	return nil, err
 }
 
-func (w *TableWriter) bucketWriter(ctx context.Context, part []byte, bucket int32) (*bucketWriter, error) {
+func (w *TableWriter) newBucketWriter(ctx context.Context, part []byte, bucket int32) (*bucketWriter, error) {
 	key := bucketKey{partition: string(part), bucket: bucket}
-	if bw, ok := w.writers[key]; ok {
-		return bw, nil
-	}
 	dir := w.dataDir
 	if len(w.partFields) > 0 {
 		vals, err := binrow.Deserialize(w.partTypes, part)
@@ -389,8 +477,11 @@ func (w *TableWriter) bucketWriter(ctx context.Context, part []byte, bucket int3
 		}
 		delete(w.nextSeq, key)
 	}
-	w.writers[key] = bw
+	w.writers[key.mapKey()] = bw
 	w.order = append(w.order, bw)
+	if len(w.partFields) == 0 && w.numBuckets < 0 {
+		w.single = bw
+	}
 	return bw, nil
 }
 
@@ -540,7 +631,13 @@ func (w *TableWriter) Prepare(ctx context.Context) ([]commit.Message, error) {
 			kept = append(kept, bw)
 			continue
 		}
-		delete(w.writers, bw.key)
+		delete(w.writers, bw.key.mapKey())
+		if bw.value != nil {
+			delete(w.byValue, bw.value)
+		}
+		if w.single == bw {
+			w.single = nil
+		}
 		if w.numBuckets > 0 {
 			w.nextSeq[bw.key] = bw.seq
 		}
