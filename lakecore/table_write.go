@@ -1,11 +1,14 @@
 package lakecore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sync"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
@@ -49,14 +52,15 @@ func (t *Table) AddColumns(ctx context.Context, fields []types.DataField) (*sche
 	return s, nil
 }
 
-// sequenceRestorer answers from the live files of the latest snapshot,
-// read once per snapshot id: AbstractFileStoreWrite restores a bucket's
-// files and continues after DataFileMeta.getMaxSequenceNumber.
+// sequenceRestorer answers from the live files of the asked partition in
+// the latest snapshot, read once per partition and snapshot id:
+// AbstractFileStoreWrite restores a bucket's files and continues after
+// DataFileMeta.getMaxSequenceNumber.
 func (t *Table) sequenceRestorer() write.SequenceRestorer {
 	var (
 		mu     sync.Mutex
-		loaded int64 = -1
-		maxSeq map[string]int64
+		loaded int64                      = -1
+		maxSeq map[string]map[int32]int64 // by partition bytes, bucket
 	)
 	return func(ctx context.Context, partition []byte, bucket int32) (int64, error) {
 		mu.Lock()
@@ -69,30 +73,59 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 			return -1, nil
 		}
 		if id != loaded {
+			maxSeq, loaded = map[string]map[int32]int64{}, id
+		}
+		buckets, ok := maxSeq[string(partition)]
+		if !ok {
 			snap, err := t.snapshots.Get(ctx, id)
 			if err != nil {
 				return 0, err
 			}
-			live, err := t.planner.LiveEntries(ctx, snap, nil)
+			filter, err := t.partitionFilter(snap.SchemaID, partition)
 			if err != nil {
 				return 0, err
 			}
-			maxSeq = make(map[string]int64)
+			live, err := t.planner.LiveEntries(ctx, snap, filter)
+			if err != nil {
+				return 0, err
+			}
+			buckets = map[int32]int64{}
 			for _, e := range live {
-				k := bucketKey(e.Partition, e.Bucket)
-				if cur, ok := maxSeq[k]; !ok || e.File.MaxSequenceNumber > cur {
-					maxSeq[k] = e.File.MaxSequenceNumber
+				if !bytes.Equal(e.Partition, partition) {
+					continue
+				}
+				if cur, ok := buckets[e.Bucket]; !ok || e.File.MaxSequenceNumber > cur {
+					buckets[e.Bucket] = e.File.MaxSequenceNumber
 				}
 			}
-			loaded = id
+			maxSeq[string(partition)] = buckets
 		}
-		if m, ok := maxSeq[bucketKey(partition, bucket)]; ok {
+		if m, ok := buckets[bucket]; ok {
 			return m, nil
 		}
 		return -1, nil
 	}
 }
 
-func bucketKey(partition []byte, bucket int32) string {
-	return fmt.Sprintf("%d/%x", bucket, partition)
+// partitionFilter selects exactly the partition of a serialized partition
+// row (nil for an unpartitioned table).
+func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.PartitionFilter, error) {
+	s := t.Schema()
+	keys := s.PartitionFields()
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	ts := make([]types.DataType, len(keys))
+	for i, k := range keys {
+		ts[i] = k.Type
+	}
+	vals, err := binrow.Deserialize(ts, partition)
+	if err != nil {
+		return nil, fmt.Errorf("restore sequence numbers of schema %d: partition: %w", schemaID, err)
+	}
+	allowed := make(map[string][]any, len(keys))
+	for i, k := range keys {
+		allowed[k.Name] = []any{vals[i]}
+	}
+	return &scan.PartitionFilter{Keys: keys, Allowed: allowed}, nil
 }
