@@ -167,24 +167,48 @@ func TestConcurrentProcessesS3(t *testing.T) {
 	runProcesses(t, fio, "s3://"+bucket+"/wh", cfg.Endpoint, 4, commitsPerWriter())
 }
 
+// barrierFIO holds back the writes of one path until n of them arrived,
+// so that they race.
+type barrierFIO struct {
+	storage.FileIO
+	path    string
+	release chan struct{}
+	n       int
+	mu      sync.Mutex
+	count   int
+}
+
+func (b *barrierFIO) WriteExclusive(ctx context.Context, p string, data []byte) error {
+	if p == b.path {
+		b.mu.Lock()
+		b.count++
+		if b.count == b.n {
+			close(b.release)
+		}
+		b.mu.Unlock()
+		select {
+		case <-b.release:
+		case <-time.After(30 * time.Second):
+		}
+	}
+	return b.FileIO.WriteExclusive(ctx, p, data)
+}
+
 // TestRaceForSnapshotIDS3 lets two committers build snapshot 1 at the same
-// time (the snapshot writes are held back until both have read the empty
-// table): the conditional PUT lets exactly one win, the other retries and
-// lands as snapshot 2.
+// time (both writes of snapshot-1 are held back until both arrived): the
+// conditional PUT lets exactly one win, the other retries and lands as
+// snapshot 2.
 func TestRaceForSnapshotIDS3(t *testing.T) {
 	s3 := s3Table(t)
-	fio := storage.NewFaulty(s3, 1, storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-1",
-		Mode: storage.Slow, Delay: 500 * time.Millisecond})
+	fio := &barrierFIO{FileIO: s3, path: tablePath + "/snapshot/snapshot-1", release: make(chan struct{}), n: 2}
 	var wg sync.WaitGroup
 	ids := make([]int64, 2)
 	errs := make([]error, 2)
-	start := make(chan struct{})
 	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			c := commit.New(fio, tablePath, commit.Options{CommitUser: fmt.Sprintf("racer%d", i)})
-			<-start
 			s, err := c.Commit(context.Background(), 1, []commit.Message{msg(1, file(fmt.Sprintf("r%d", i), 1))})
 			errs[i] = err
 			if s != nil {
@@ -192,24 +216,17 @@ func TestRaceForSnapshotIDS3(t *testing.T) {
 			}
 		}()
 	}
-	close(start)
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+	if fio.count != 2 {
+		t.Fatalf("%d writes of snapshot-1, want 2 racing", fio.count)
+	}
 	if !(ids[0] == 1 && ids[1] == 2 || ids[0] == 2 && ids[1] == 1) {
 		t.Fatalf("snapshot ids %v, want one 1 and one 2", ids)
-	}
-	var toOne int
-	for _, in := range fio.Injected() {
-		if in.Path == tablePath+"/snapshot/snapshot-1" {
-			toOne++
-		}
-	}
-	if toOne != 2 {
-		t.Fatalf("%d writes raced for snapshot-1, want 2 (%v)", toOne, fio.Injected())
 	}
 	checkChain(t, s3, map[string]int{"racer0": 1, "racer1": 1}, 2)
 }
