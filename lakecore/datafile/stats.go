@@ -25,6 +25,20 @@ type FileStats struct {
 // derives them from the Parquet footer (ParquetSimpleStatsExtractor and the
 // column's SimpleColStatsCollector). Min and Max hold lakecore/types Go values
 // of the column's type; nil means unknown. NullCount nil means unknown.
+//
+// Per type and stats mode:
+//   - none: everything unknown;
+//   - counts: exact null count, no min/max;
+//   - truncate(n), full: exact null count and min/max for BOOLEAN, the
+//     integers, FLOAT/DOUBLE (none if the column holds a NaN; a zero min is
+//     -0.0 and a zero max +0.0), CHAR/VARCHAR/STRING (bytewise unsigned;
+//     truncate(n) keeps n code points of the min and rounds the max up, or
+//     drops both when it cannot), DECIMAL, DATE, TIME and TIMESTAMP/LTZ up to
+//     precision 6 at their stored precision; no min/max for
+//     BINARY/VARBINARY/BYTES and TIMESTAMP(7..9) (released Java up to 2.0;
+//     binary min/max came after);
+//   - ARRAY, MAP, MULTISET, ROW: everything unknown, null count included,
+//     whatever the mode (Java finds no Parquet column named after the field).
 type ColumnStats struct {
 	Min, Max  any
 	NullCount *int64

@@ -98,9 +98,17 @@ type WriterOptions struct {
 // paimon-format/src/main/java/org/apache/paimon/format/parquet/writer/ParquetRowDataWriter.java)
 // and collects the statistics the manifest stores for it.
 //
-// A Writer is not safe for concurrent use. It never holds more than the
-// current row group; rows are written to the io.Writer a row group at a
-// time and the footer on Close. The io.Writer is not closed.
+// Memory is bounded by the open row group: its compressed pages (flushed to
+// the io.Writer once they reach RowGroupSize), one uncompressed page buffer
+// and dictionary per column, and up to 128 shredded rows not yet handed to
+// the column writers. The footer follows on Close; the io.Writer is not
+// closed.
+//
+// The statistics Close returns are derived from the file's own footer
+// statistics, merged over row groups, as Java's ParquetSimpleStatsExtractor
+// does, so the manifest and the Parquet footer always agree.
+//
+// A Writer is not safe for concurrent use.
 type Writer struct {
 	schema *writeSchema
 	out    *outputWriter
