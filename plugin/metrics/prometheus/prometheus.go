@@ -343,18 +343,17 @@ func sanitize(name string, colon bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(name) + 1)
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	for i, c := range name {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', colon && c == ':':
-			b.WriteByte(c)
+			b.WriteRune(c)
 		case c >= '0' && c <= '9':
 			if i == 0 {
 				b.WriteByte('_')
 			}
-			b.WriteByte(c)
+			b.WriteRune(c)
 		default:
-			b.WriteByte('_')
+			b.WriteByte('_') // one per character, however many bytes it takes
 		}
 	}
 	return b.String()
