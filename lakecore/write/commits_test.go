@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -29,8 +30,9 @@ const (
 // the snapshot chain, record counts, the manifests' Avro schemas and the
 // rows read back.
 func TestTwentyCommits(t *testing.T) {
+	// merge-min-count 5: Java also reads manifests merged by the committer.
 	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("p", types.StringType()), f("v", types.DoubleType())},
-		[]string{"p"}, nil)
+		[]string{"p"}, map[string]string{"manifest.merge-min-count": "5"})
 	var all [][]any
 	var total int64
 	for c := int64(1); c <= 20; c++ {
@@ -284,6 +286,94 @@ func TestJavaReadsAllTypes(t *testing.T) {
 		{filter: "p = 1", want: 14, extra: true},
 		{filter: "p IS NULL", want: 1, extra: true},
 		{filter: "b IS NULL", want: 1, extra: true},
+	})
+}
+
+// TestJavaReadsCompactAndOverwrite has Java read a table after a COMPACT
+// snapshot (DELETE entries, the rows of two partitions rewritten) and an
+// OVERWRITE of one partition.
+func TestJavaReadsCompactAndOverwrite(t *testing.T) {
+	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("p", types.IntType())}, []string{"p"},
+		map[string]string{"manifest.merge-min-count": "3"})
+	var rows [][]any
+	for c := int64(1); c <= 4; c++ {
+		var batch [][]any
+		for i := int64(0); i < 10; i++ {
+			batch = append(batch, []any{c*100 + i, int32(i % 3)})
+		}
+		tt.writeCommit(c, batch)
+		rows = append(rows, batch...)
+	}
+	ctx := context.Background()
+	// Compact partitions 0 and 1: rewrite their rows into one file each.
+	before := tt.liveEntries()
+	w, err := tt.tb.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compactRows int
+	for _, r := range rows {
+		if p := r[1].(int32); p != 2 {
+			if err := w.Write(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			compactRows++
+		}
+	}
+	after, err := w.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []commit.Message
+	for _, m := range after {
+		m.CompactAfter, m.NewFiles = m.NewFiles, nil
+		for _, e := range before {
+			if bytes.Equal(e.Partition, m.Partition) {
+				m.CompactBefore = append(m.CompactBefore, e.File)
+			}
+		}
+		msgs = append(msgs, m)
+	}
+	c := tt.tb.NewCommitter("test-user")
+	s, err := c.Compact(ctx, 5, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.CommitKind != snapshot.CommitCompact || *s.TotalRecordCount != int64(len(rows)) || *s.DeltaRecordCount != 0 {
+		t.Fatalf("compact snapshot %+v", s)
+	}
+	// Overwrite partition 2 with 3 new rows.
+	w, err = tt.tb.NewWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept [][]any
+	for _, r := range rows {
+		if r[1].(int32) != 2 {
+			kept = append(kept, r)
+		}
+	}
+	for i := int64(0); i < 3; i++ {
+		r := []any{9000 + i, int32(2)}
+		if err := w.Write(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, r)
+	}
+	om, err := w.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = c.Overwrite(ctx, 6, commit.PartitionsOf(om), om); err != nil || s.CommitKind != snapshot.CommitOverwrite {
+		t.Fatalf("overwrite: %+v %v", s, err)
+	}
+	got := tt.readAll()
+	sortByID(got)
+	sortByID(kept)
+	assertRows(t, got, kept)
+	javaReadCheck(t, tt.dir, []javaQuery{
+		{filter: "", want: len(kept)},
+		{filter: "p = 2", want: 3},
 	})
 }
 
