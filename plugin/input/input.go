@@ -19,16 +19,22 @@ import (
 const Name = "paimon"
 
 func init() {
-	err := service.RegisterBatchInput(Name, ConfigSpec(), func(conf *service.ParsedConfig, mgr *service.Resources) (service.BatchInput, error) {
+	if err := Register(service.GlobalEnvironment()); err != nil {
+		panic(fmt.Sprintf("register the %s input: %v", Name, err))
+	}
+}
+
+// Register registers the paimon batch input in env, wrapped with
+// service.AutoRetryNacksBatchedToggled (auto_replay_nacks). The package's
+// init registers it in the global environment.
+func Register(env *service.Environment) error {
+	return env.RegisterBatchInput(Name, ConfigSpec(), func(conf *service.ParsedConfig, mgr *service.Resources) (service.BatchInput, error) {
 		c, err := ParseConfig(conf)
 		if err != nil {
 			return nil, err
 		}
 		return service.AutoRetryNacksBatchedToggled(conf, New(c, mgr))
 	})
-	if err != nil {
-		panic(err)
-	}
 }
 
 // Metric names of the input (beside Benthos' input_received and
