@@ -220,14 +220,7 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 			return nil, err
 		}
 	}
-	if len(compactEntries) > 0 {
-		s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(compactEntries))
-		if err != nil {
-			return last, err
-		}
-		last = s
-	}
-	return last, nil
+	return c.commitCompaction(ctx, identifier, last, compactEntries)
 }
 
 // Compact commits compaction results as one COMPACT snapshot: a DELETE entry
@@ -294,14 +287,20 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err != nil {
 		return nil, err
 	}
-	if len(compactEntries) > 0 {
-		s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(compactEntries))
-		if err != nil {
-			return last, err
-		}
-		last = s
+	return c.commitCompaction(ctx, identifier, last, compactEntries)
+}
+
+// commitCompaction commits the compaction part of a commit, if any, as a
+// COMPACT snapshot after last, the snapshot of the append part.
+func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries []manifest.Entry) (*snapshot.Snapshot, error) {
+	if len(entries) == 0 {
+		return last, nil
 	}
-	return last, nil
+	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(entries))
+	if err != nil {
+		return last, err
+	}
+	return s, nil
 }
 
 // PartitionsOf returns the distinct partitions of msgs in first-seen order,

@@ -58,48 +58,14 @@ type parquetRow struct {
 func BenchmarkWriteRows(b *testing.B) {
 	rows := benchRows()
 	b.Run("TableWriter", func(b *testing.B) {
-		tt := newTestTable(b, benchFields(), nil, nil)
-		ctx := context.Background()
-		w, err := tt.tb.NewWriter(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		cpu := cpuTime()
-		for i := 0; i < b.N; i++ {
-			if err := w.Write(ctx, rows[i%benchDistinct]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if _, err := w.Prepare(ctx); err != nil {
-			b.Fatal(err)
-		}
-		reportRates(b, cpuTime()-cpu)
+		benchTableWriter(b, newTestTable(b, benchFields(), nil, nil), rows)
 	})
 	b.Run("TableWriter100Partitions", func(b *testing.B) {
-		tt := newTestTable(b, append(benchFields(), f("p", types.IntType())), []string{"p"}, nil)
 		prows := make([][]any, benchDistinct)
 		for i, r := range rows {
 			prows[i] = append(append([]any(nil), r...), int32(i%100))
 		}
-		ctx := context.Background()
-		w, err := tt.tb.NewWriter(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		cpu := cpuTime()
-		for i := 0; i < b.N; i++ {
-			if err := w.Write(ctx, prows[i%benchDistinct]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if _, err := w.Prepare(ctx); err != nil {
-			b.Fatal(err)
-		}
-		reportRates(b, cpuTime()-cpu)
+		benchTableWriter(b, newTestTable(b, append(benchFields(), f("p", types.IntType())), []string{"p"}, nil), prows)
 	})
 	b.Run("ParquetGo", func(b *testing.B) {
 		prow := make([]parquetRow, benchDistinct)
@@ -128,6 +94,28 @@ func BenchmarkWriteRows(b *testing.B) {
 		}
 		reportRates(b, cpuTime()-cpu)
 	})
+}
+
+// benchTableWriter writes b.N rows (cycling through rows) with one
+// TableWriter and prepares once.
+func benchTableWriter(b *testing.B, tt *testTable, rows [][]any) {
+	ctx := context.Background()
+	w, err := tt.tb.NewWriter(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if err := w.Write(ctx, rows[i%len(rows)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := w.Prepare(ctx); err != nil {
+		b.Fatal(err)
+	}
+	reportRates(b, cpuTime()-cpu)
 }
 
 // reportRates reports rows per second of wall time and of process CPU
