@@ -598,7 +598,7 @@ func (c *compactor) deleteOutputs(ctx context.Context, files []outputFile) {
 		}
 	}
 	scratch := newReport(OpCompact, c.t.path, false)
-	if err := newDeleter(c.t.fio, scratch, false).delete(context.WithoutCancel(ctx), refs); err != nil || scratch.FailedDeletes > 0 {
+	if err := newDeleter(c.t.fio, scratch, false, nil).delete(context.WithoutCancel(ctx), "delete uncommitted files", refs); err != nil || scratch.FailedDeletes > 0 {
 		c.t.log.Warn("could not delete the files of an uncommitted compaction; they are orphans", "table", c.t.path, "first", scratch.FirstFailure)
 		c.rep.failed(scratch.FirstFailure, fmt.Errorf("%d files left", scratch.FailedDeletes))
 	}

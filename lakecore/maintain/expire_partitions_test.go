@@ -219,3 +219,27 @@ func TestPartitionExpiryDue(t *testing.T) {
 		}
 	}
 }
+
+func TestExpireSnapshotsCleansEmptyDirectories(t *testing.T) {
+	for _, clean := range []bool{false, true} {
+		opts := map[string]string{"partition.expiration-time": "2 d"}
+		if clean {
+			opts["snapshot.clean-empty-directories"] = "true"
+		}
+		l := dayTable(t, opts)
+		ctx := context.Background()
+		if _, err := maintain.ExpirePartitions(ctx, l.fio, l.tb.Path(), partitionOpts(maintain.ExpirePartitionsOptions{})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := maintain.ExpireSnapshots(ctx, l.fio, l.tb.Path(), maintain.ExpireSnapshotsOptions{RetainMin: 1, OlderThan: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := os.Stat(filepath.Join(l.dir(), "dt=2024-01-01"))
+		if gone := errors.Is(err, os.ErrNotExist); gone != clean {
+			t.Errorf("clean-empty-directories %v: partition directory gone %v (%v)", clean, gone, err)
+		}
+		if _, err := os.Stat(filepath.Join(l.dir(), "dt=2024-01-09", "bucket-0")); err != nil {
+			t.Errorf("live partition directory: %v", err)
+		}
+	}
+}

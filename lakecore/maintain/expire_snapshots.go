@@ -169,12 +169,7 @@ func ExpireSnapshots(ctx context.Context, fio storage.FileIO, tablePath string, 
 	if err != nil {
 		return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
 	}
-	e := &expirer{t: t, cfg: cfg, rep: rep, del: newDeleter(fio, rep, o.DryRun), dryRun: o.DryRun}
-	if o.Progress != nil {
-		e.del.progress = func(done, total int) {
-			o.Progress(Event{Operation: OpExpireSnapshots, Phase: "delete files", Done: done, Total: total})
-		}
-	}
+	e := &expirer{t: t, cfg: cfg, rep: rep, del: newDeleter(fio, rep, o.DryRun, o.Progress), dryRun: o.DryRun}
 	if err := e.expire(ctx); err != nil {
 		return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
 	}
@@ -288,7 +283,7 @@ func (e *expirer) expireUntil(ctx context.Context, earliestID, endExclusive int6
 	for i, s := range expiring {
 		snapFiles[i] = fileRef{path: t.snapshots.Path(s.ID), size: -1}
 	}
-	if err := e.del.delete(ctx, snapFiles); err != nil {
+	if err := e.del.delete(ctx, "delete snapshot files", snapFiles); err != nil {
 		return err
 	}
 	e.rep.SnapshotsExpired = len(expiring)
@@ -480,7 +475,7 @@ func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot
 			dirs[d] = true
 		}
 	}
-	if err := e.del.delete(ctx, all); err != nil {
+	if err := e.del.delete(ctx, "delete data files", all); err != nil {
 		return err
 	}
 	if e.cfg.cleanEmptyDirs && !e.dryRun {
@@ -552,7 +547,7 @@ func (e *expirer) cleanChangelogFiles(ctx context.Context, snaps []*snapshot.Sna
 			}
 		}
 	}
-	return e.del.delete(ctx, files)
+	return e.del.delete(ctx, "delete changelog files", files)
 }
 
 // manifestSkippingSet is FileDeletionBase.manifestSkippingSet: every
@@ -648,5 +643,5 @@ func (e *expirer) cleanManifests(ctx context.Context, snaps []*snapshot.Snapshot
 			files = append(files, fileRef{path: t.statisticsPath(*s.Statistics), size: -1})
 		}
 	}
-	return e.del.delete(ctx, files)
+	return e.del.delete(ctx, "delete manifests", files)
 }

@@ -287,7 +287,17 @@ func TestExpireSnapshotsDefaultsKeepTen(t *testing.T) {
 func TestExpireSnapshotsDryRun(t *testing.T) {
 	h := newHistory(t, nil)
 	before := h.filesOnDisk()
-	dry := h.expire(t, maintain.ExpireSnapshotsOptions{RetainMin: 2, DryRun: true})
+	last := map[string]maintain.Event{}
+	dry := h.expire(t, maintain.ExpireSnapshotsOptions{RetainMin: 2, DryRun: true, Progress: func(e maintain.Event) {
+		if e.Done > last[e.Phase].Done {
+			last[e.Phase] = e
+		}
+	}})
+	for phase, n := range map[string]int{"delete data files": 4, "delete manifests": 12, "delete snapshot files": 4} {
+		if e := last[phase]; e.Done != n || e.Total != n || e.Operation != maintain.OpExpireSnapshots {
+			t.Errorf("progress of %s: %+v, want %d of %d", phase, e, n, n)
+		}
+	}
 	if d := diff(before, h.filesOnDisk()); d != "" {
 		t.Fatalf("dry run changed files:%s", d)
 	}

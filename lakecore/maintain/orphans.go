@@ -87,10 +87,8 @@ func RemoveOrphanFiles(ctx context.Context, fio storage.FileIO, tablePath string
 		return rep, fmt.Errorf("remove orphan files: %w", err)
 	}
 	rep.Table = t.path
-	c := &orphanCleaner{t: t, olderThan: olderThan, rep: rep, del: newDeleter(fio, rep, o.DryRun), progress: o.Progress}
-	if o.Progress != nil {
-		c.del.progress = func(done, total int) { c.event("delete", done, total) }
-	}
+	progress := serialize(o.Progress)
+	c := &orphanCleaner{t: t, olderThan: olderThan, rep: rep, del: newDeleter(fio, rep, o.DryRun, progress), progress: progress}
 	if err := c.clean(ctx); err != nil {
 		return rep, fmt.Errorf("remove orphan files of %s: %w", t.path, err)
 	}
@@ -171,7 +169,7 @@ func (c *orphanCleaner) clean(ctx context.Context) error {
 			dirs[path.Dir(cd.info.Path)] = true
 		}
 	}
-	if err := c.del.delete(ctx, orphans); err != nil {
+	if err := c.del.delete(ctx, "delete orphan files", orphans); err != nil {
 		return err
 	}
 	if !c.del.dryRun {

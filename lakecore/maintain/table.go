@@ -353,20 +353,40 @@ type deleter struct {
 	fio      storage.FileIO
 	dryRun   bool
 	report   *Report
-	progress func(done, total int)
+	// progress, when set, is told about each file deleted under the
+	// phase of the current delete call.
+	progress Progress
+	op       Operation
+	phase    string
 
 	mu   sync.Mutex
 	seen map[string]bool
 }
 
-func newDeleter(fio storage.FileIO, r *Report, dryRun bool) *deleter {
-	return &deleter{fio: fio, dryRun: dryRun, report: r, seen: map[string]bool{}}
+func newDeleter(fio storage.FileIO, r *Report, dryRun bool, progress Progress) *deleter {
+	return &deleter{fio: fio, dryRun: dryRun, report: r, seen: map[string]bool{}, progress: serialize(progress), op: r.Operation}
+}
+
+// serialize makes p safe to call from several goroutines: calls are made
+// one at a time, as Progress promises.
+func serialize(p Progress) Progress {
+	if p == nil {
+		return nil
+	}
+	var mu sync.Mutex
+	return func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		p(e)
+	}
 }
 
 // delete removes files concurrently; each file is deleted at most once per
 // deleter. Failures are recorded in the report and do not stop the others
-// (Java's deleteQuietly); only a cancelled context is returned.
-func (d *deleter) delete(ctx context.Context, files []fileRef) error {
+// (Java's deleteQuietly); only a cancelled context is returned. phase names
+// the work for progress events.
+func (d *deleter) delete(ctx context.Context, phase string, files []fileRef) error {
+	d.phase = phase
 	d.mu.Lock()
 	todo := files[:0:0]
 	for _, f := range files {
@@ -404,7 +424,7 @@ func (d *deleter) delete(ctx context.Context, files []fileRef) error {
 		}
 		d.report.removed(f.path, f.size, f.data)
 		if d.progress != nil {
-			d.progress(int(done.Add(1)), len(todo))
+			d.progress(Event{Operation: d.op, Phase: d.phase, Done: int(done.Add(1)), Total: len(todo)})
 		}
 		return nil
 	})
