@@ -16,7 +16,7 @@ import (
 var (
 	measureBatches = flag.Int("maintain.hour-batches", 0,
 		"run TestMeasureHourOfSmallBatches with this many 100 ms batches (36000 = one hour)")
-	measureRows = flag.Int("maintain.batch-rows", 100, "rows per batch of TestMeasureHourOfSmallBatches")
+	measureRows  = flag.Int("maintain.batch-rows", 100, "rows per batch of TestMeasureHourOfSmallBatches")
 	measureGroup = flag.Int("maintain.batches-per-commit", 100,
 		"batches per APPEND snapshot of TestMeasureHourOfSmallBatches (each batch is its own data file either way)")
 )

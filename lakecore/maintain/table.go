@@ -350,9 +350,9 @@ type fileRef struct {
 
 // deleter deletes files, or in a dry run only records them, into a Report.
 type deleter struct {
-	fio      storage.FileIO
-	dryRun   bool
-	report   *Report
+	fio    storage.FileIO
+	dryRun bool
+	report *Report
 	// progress, when set, is told about each file deleted under the
 	// phase of the current delete call.
 	progress Progress
