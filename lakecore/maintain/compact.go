@@ -60,7 +60,11 @@ type CompactOptions struct {
 	// the table's options and CommitUser (a random one when empty).
 	Committer  *commit.Committer
 	CommitUser string
-	// CommitIdentifier of the snapshots; 0 means math.MaxInt64.
+	// CommitIdentifier of the snapshots; 0 means math.MaxInt64, what
+	// Java's batch jobs use, and is refused with a Committer given: a
+	// writer's committer must pass the identifier of its current commit
+	// (as Java's writers do), or FilterCommitted would later take every
+	// identifier of that user for committed.
 	CommitIdentifier int64
 
 	Progress Progress
@@ -174,6 +178,9 @@ func newCompactor(t *table, o CompactOptions, rep *Report) (*compactor, error) {
 		if c.limit, err = opts.CompactionFileNumLimit(); err != nil {
 			return nil, err
 		}
+	}
+	if o.Committer != nil && o.CommitIdentifier == 0 {
+		return nil, fmt.Errorf("%w: a Committer needs its CommitIdentifier", ErrInvalidOptions)
 	}
 	if c.attempts = o.MaxAttempts; c.attempts == 0 {
 		c.attempts = 3

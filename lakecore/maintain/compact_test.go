@@ -552,3 +552,16 @@ func TestCompactRefusesUnsupportedTables(t *testing.T) {
 		t.Errorf("deletion vectors: %v", err)
 	}
 }
+
+func TestCompactCommitterNeedsIdentifier(t *testing.T) {
+	l := unawareTable(t, true, nil)
+	l.appendRows([]any{int32(1), "a", "x"})
+	_, err := maintain.Compact(context.Background(), l.fio, l.tb.Path(), maintain.CompactOptions{Committer: l.c})
+	if !errors.Is(err, maintain.ErrInvalidOptions) {
+		t.Errorf("compact: %v", err)
+	}
+	_, err = maintain.ExpirePartitions(context.Background(), l.fio, l.tb.Path(), maintain.ExpirePartitionsOptions{Committer: l.c, ExpirationTime: 1})
+	if !errors.Is(err, maintain.ErrInvalidOptions) || !strings.Contains(err.Error(), "CommitIdentifier") {
+		t.Errorf("expire partitions: %v", err)
+	}
+}

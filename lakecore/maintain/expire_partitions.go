@@ -52,8 +52,10 @@ type ExpirePartitionsOptions struct {
 	Committer  *commit.Committer
 	CommitUser string
 	// CommitIdentifier of the snapshots; 0 means math.MaxInt64, what Java's
-	// batch jobs and procedures use. Automatic expiry after a commit passes
-	// that commit's identifier, as Java does.
+	// batch jobs and procedures use, and is refused with a Committer given:
+	// automatic expiry with a writer's committer passes the identifier of
+	// the commit that triggered it, as Java does, or FilterCommitted would
+	// later take every identifier of that user for committed.
 	CommitIdentifier int64
 
 	// Now is the clock (time.Now when nil) and Location the time zone of
@@ -164,6 +166,9 @@ func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, 
 			return err
 		}
 		maxNum = n
+	}
+	if o.Committer != nil && o.CommitIdentifier == 0 {
+		return fmt.Errorf("%w: a Committer needs its CommitIdentifier", ErrInvalidOptions)
 	}
 	batch := o.BatchSize
 	if batch == 0 {

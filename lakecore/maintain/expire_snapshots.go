@@ -151,7 +151,10 @@ func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s))
 // error wraps ErrIncomplete. A table with decoupled changelog retention
 // wraps ErrUnsupported; inconsistent retention options ErrInvalidOptions.
 // It is safe while writers commit; expiring concurrently with another
-// expiry is not coordinated (as in Java).
+// expiry is not coordinated (as in Java). Consumers are not expired here:
+// Java's writers first delete consumers idle longer than
+// consumer.expiration-time (snapshot.ConsumerManager.ExpireBefore), so that
+// an abandoned consumer does not pin snapshots forever.
 func ExpireSnapshots(ctx context.Context, fio storage.FileIO, tablePath string, o ExpireSnapshotsOptions) (*Report, error) {
 	start := time.Now()
 	now := time.Now
