@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// The rows of the write, memory and tail benchmarks: payment events, one
+// per message, numbered n = 1, 2, ... (Benthos' counter()), with every
+// value derived from n so that the Benthos pipelines, the lakecore table
+// writer and parquet-go all write exactly the same rows.
+
+// benchColumns is the table schema; every column NOT NULL so that the
+// parquet-go baseline (required columns, no pointers) has the same
+// Parquet schema as the table's files.
+var benchColumns = []struct{ name, typ string }{
+	{"id", "BIGINT NOT NULL"},
+	{"user_id", "BIGINT NOT NULL"},
+	{"user", "STRING NOT NULL"},
+	{"amount", "DECIMAL(10, 2) NOT NULL"},
+	{"country", "STRING NOT NULL"},
+	{"method", "STRING NOT NULL"},
+	{"event_time", "TIMESTAMP(6) NOT NULL"},
+	{"dt", "STRING NOT NULL"},
+}
+
+var (
+	countries = []string{"DE", "FR", "US", "GB", "JP", "BR", "IN", "ES", "NL", "CA"}
+	methods   = []string{"card", "paypal", "sepa", "apple_pay"}
+)
+
+// epochMicros is 2026-01-01T00:00:00Z; event n happens n ms later.
+const epochMicros = 1767225600000000
+
+// pqRow is the parquet-go baseline's row: the same Parquet types as
+// lakecore writes for benchColumns.
+type pqRow struct {
+	ID        int64  `parquet:"id"`
+	UserID    int64  `parquet:"user_id"`
+	User      string `parquet:"user"`
+	Amount    int64  `parquet:"amount,decimal(2:10)"`
+	Country   string `parquet:"country"`
+	Method    string `parquet:"method"`
+	EventTime int64  `parquet:"event_time,timestamp(microsecond)"`
+	Dt        string `parquet:"dt"`
+}
+
+func userOf(n int64) int64 { return n * 7919 % 5000 }
+
+func partitionOf(n int64, partitions int) string {
+	return fmt.Sprintf("d%03d", n%int64(partitions))
+}
+
+func pqRowAt(n int64, partitions int) pqRow {
+	u := userOf(n)
+	return pqRow{
+		ID: n, UserID: u, User: fmt.Sprintf("user-%04d", u),
+		Amount:  (n%500)*100 + n%100,
+		Country: countries[n%10], Method: methods[n%4],
+		EventTime: epochMicros + n*1000,
+		Dt:        partitionOf(n, partitions),
+	}
+}
+
+// anyRow converts a pqRow to lakecore's Go values in schema order.
+func anyRow(r pqRow) []any {
+	return []any{
+		r.ID, r.UserID, r.User, types.NewDecimal(r.Amount, 2), r.Country, r.Method,
+		types.Timestamp{Millis: r.EventTime / 1000, NanoOfMilli: int32(r.EventTime%1000) * 1000},
+		r.Dt,
+	}
+}
+
+// generateYAML is a Benthos generate input emitting rows 1..count as JSON
+// objects equal to pqRowAt(n, partitions) (decimal as text, the timestamp
+// as epoch microseconds).
+func generateYAML(count, partitions, batchSize int) string {
+	return fmt.Sprintf(`
+generate:
+  count: %d
+  interval: ""
+  batch_size: %d
+  mapping: |
+    let n = counter()
+    let u = $n * 7919 %% 5000
+    root.id = $n
+    root.user_id = $u
+    root.user = "user-%%04d".format($u)
+    root.amount = "%%d.%%02d".format($n %% 500, $n %% 100)
+    root.country = %s.index($n %% 10)
+    root.method = %s.index($n %% 4)
+    root.event_time = %d + $n * 1000
+    root.dt = "d%%03d".format($n %% %d)
+`, count, batchSize, jsonList(countries), jsonList(methods), epochMicros, partitions)
+}
+
+func jsonList(s []string) string {
+	return `["` + strings.Join(s, `", "`) + `"]`
+}
+
+// schemaYAML is the create_table.schema of the paimon output.
+func schemaYAML(indent string) string {
+	var b strings.Builder
+	for _, c := range benchColumns {
+		fmt.Fprintf(&b, "%s- { name: %s, type: %q }\n", indent, c.name, c.typ)
+	}
+	return b.String()
+}
+
+// benchFields is benchColumns as lakecore fields.
+func benchFields() ([]types.DataField, error) {
+	out := make([]types.DataField, len(benchColumns))
+	for i, c := range benchColumns {
+		t, err := types.Parse(c.typ)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = types.DataField{ID: i, Name: c.name, Type: t}
+	}
+	return out, nil
+}
+
+// paimonOutputYAML is the paimon output writing the bench table.
+func paimonOutputYAML(warehouse string, s3 *s3Server, batchCount int, period string) string {
+	return fmt.Sprintf(`
+paimon:
+  warehouse: %q
+%s  database: bench
+  table: events
+  timestamp_unit: us
+  create_table:
+    enabled: true
+    schema:
+%s    partition_keys: [ dt ]
+  batching:
+    count: %d
+    period: %s
+`, warehouse, s3YAML(s3), schemaYAML("      "), batchCount, period)
+}
+
+// s3YAML is the s3 block of a plugin config for the server, or "".
+func s3YAML(s *s3Server) string {
+	if s == nil {
+		return ""
+	}
+	return fmt.Sprintf(`  s3:
+    endpoint: %q
+    region: %q
+    force_path_style: true
+    credentials: { id: %q, secret: %q }
+`, s.cfg.Endpoint, s.cfg.Region, s.cfg.AccessKeyID, s.cfg.SecretAccessKey)
+}
+
+// createBenchTable creates bench.events in the warehouse.
+func createBenchTable(ctx context.Context, warehouse string, s3 *s3Server, options map[string]string) (*lakecore.Table, error) {
+	var cfg storage.S3Config
+	if s3 != nil {
+		cfg = s3.cfg
+	}
+	cat, err := lakecore.OpenCatalog(ctx, warehouse, cfg)
+	if err != nil {
+		return nil, err
+	}
+	fields, err := benchFields()
+	if err != nil {
+		return nil, err
+	}
+	return cat.CreateTable(ctx, "bench", "events", lakecore.TableSpec{Fields: fields, PartitionKeys: []string{"dt"}, Options: options})
+}
+
+// openBenchTable opens bench.events.
+func openBenchTable(ctx context.Context, warehouse string, s3 *s3Server) (*lakecore.Table, error) {
+	var cfg storage.S3Config
+	if s3 != nil {
+		cfg = s3.cfg
+	}
+	cat, err := lakecore.OpenCatalog(ctx, warehouse, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cat.OpenTable(ctx, "bench", "events")
+}
+
+// parquetWriterOptions match lakecore's defaults: zstd at level 1
+// (file.compression.zstd-level) and a 4 MiB row group byte budget is not
+// expressible in parquet-go, so its default row groups are kept.
+func parquetWriterOptions() []parquet.WriterOption {
+	return []parquet.WriterOption{parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest})}
+}

@@ -1,0 +1,201 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+)
+
+// measureTail compares reading a whole table through the paimon input with
+// lakecore's reader and with parquet-go reading the same data files.
+func measureTail(ctx context.Context, e *Env) (*Section, error) {
+	rows := e.pick(1_000_000, 20_000)
+	const partitions = 4
+	perCommit := e.pick(100_000, 5_000)
+	wh := e.Dir("tail")
+	tbl, err := createBenchTable(ctx, wh, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	committer := tbl.NewCommitter("bench")
+	for start, id := 1, int64(1); start <= rows; start, id = start+perCommit, id+1 {
+		tw, err := tbl.NewWriter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for n := start; n < start+perCommit && n <= rows; n++ {
+			if err := tw.Write(ctx, anyRow(pqRowAt(int64(n), partitions))); err != nil {
+				return nil, err
+			}
+		}
+		msgs, err := tw.Prepare(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := committer.Commit(ctx, id, msgs); err != nil {
+			return nil, err
+		}
+	}
+	files, bytes, n, err := liveFiles(ctx, tbl)
+	if err != nil {
+		return nil, err
+	}
+	if n != int64(rows) {
+		return nil, fmt.Errorf("table holds %d rows, want %d", n, rows)
+	}
+
+	variants := []struct {
+		key, label string
+		run        func() (int64, error)
+	}{
+		{"input", "paimon input → Benthos consumer", func() (int64, error) { return tailInput(ctx, e, wh) }},
+		{"lakecore", "lakecore TableRead (plan + row iterators)", func() (int64, error) { return tailLakecore(ctx, tbl) }},
+		{"parquet", "parquet-go GenericReader over the same files", func() (int64, error) { return tailParquetGo(ctx, tbl) }},
+	}
+	wall, cpu := map[string]Sample{}, map[string]Sample{}
+	for i := range e.Config.runs() {
+		for _, vi := range rotate(len(variants), i) {
+			v := variants[vi]
+			var got int64
+			t, err := measure(func() error { var err error; got, err = v.run(); return err })
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", v.label, err)
+			}
+			if got != int64(rows) {
+				return nil, fmt.Errorf("%s read %d rows, want %d", v.label, got, rows)
+			}
+			wall[v.key] = append(wall[v.key], float64(rows)/t.Wall.Seconds())
+			cpu[v.key] = append(cpu[v.key], float64(rows)/t.CPU.Seconds())
+			e.Logf("   run %d %-8s %.0f rows/s", i+1, v.key, float64(rows)/t.Wall.Seconds())
+		}
+	}
+	ratio := func(a, b Sample) Sample {
+		out := make(Sample, len(a))
+		for i := range a {
+			out[i] = a[i] / b[i]
+		}
+		return out
+	}
+	s := &Section{Title: "Tail throughput"}
+	s.Intro = fmt.Sprintf(`Reading all %s rows of the payment-event table (%d partitions, %d data files of %s rows, %s, written by lakecore's table writer) on the local disk. The `+"`paimon`"+` input runs in a Benthos stream (`+"`scan_mode: full`, `bounded: true`"+`, batch_size 1,000) into a consumer that counts messages, so its figure includes rendering each row as a structured message; lakecore's TableRead yields `+"`[]any`"+` rows; parquet-go's GenericReader decodes the same files into Go structs (1,024 at a time).`,
+		fInt(float64(rows)), partitions, files, fInt(float64(rows/files)), fBytes(float64(bytes)))
+	t := Table{Header: []string{"Reader", "rows/s", "rows per CPU-s"}}
+	for _, v := range variants {
+		t.Rows = append(t.Rows, []string{v.label, wall[v.key].Fmt(fInt), cpu[v.key].Fmt(fInt)})
+	}
+	ip, lp := ratio(wall["input"], wall["parquet"]), ratio(wall["lakecore"], wall["parquet"])
+	r := Table{Header: []string{"Ratio (same run)", "wall time basis", "CPU time basis"}, Rows: [][]string{
+		{"paimon input / parquet-go", ip.Fmt(fRatio), ratio(cpu["input"], cpu["parquet"]).Fmt(fRatio)},
+		{"lakecore TableRead / parquet-go", lp.Fmt(fRatio), ratio(cpu["lakecore"], cpu["parquet"]).Fmt(fRatio)},
+	}}
+	s.Tables = []Table{t, r}
+	s.figure("ratio_input_parquet", ip.Median())
+	s.figure("ratio_lakecore_parquet", lp.Median())
+	return s, nil
+}
+
+func tailInput(ctx context.Context, e *Env, warehouse string) (int64, error) {
+	var n atomic.Int64
+	st := stream{input: tailInputYAML(warehouse, nil), log: e.log,
+		consume: func(_ context.Context, b service.MessageBatch) error { n.Add(int64(len(b))); return nil }}
+	err := st.run(ctx)
+	return n.Load(), err
+}
+
+func tailLakecore(ctx context.Context, tbl *lakecore.Table) (int64, error) {
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		return 0, err
+	}
+	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	if err != nil {
+		return 0, err
+	}
+	rd, err := tbl.NewRead(nil)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, sp := range plan.Splits {
+		it, err := rd.Open(ctx, sp)
+		if err != nil {
+			return n, err
+		}
+		for {
+			rows, _, err := it.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				_ = it.Close()
+				return n, err
+			}
+			n += int64(len(rows))
+		}
+		if err := it.Close(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func tailParquetGo(ctx context.Context, tbl *lakecore.Table) (int64, error) {
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		return 0, err
+	}
+	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	if err != nil {
+		return 0, err
+	}
+	rd, err := tbl.NewRead(nil) // for FilePath only
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]pqRow, 1024)
+	var n int64
+	for i := range plan.Splits {
+		sp := &plan.Splits[i]
+		for j := range sp.Files {
+			path, err := rd.FilePath(sp, &sp.Files[j])
+			if err != nil {
+				return n, err
+			}
+			k, err := readParquetGo(ctx, tbl.FileIO(), path, buf)
+			n += k
+			if err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+func readParquetGo(ctx context.Context, fio storage.FileIO, path string, buf []pqRow) (int64, error) {
+	f, err := fio.Open(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[pqRow](f)
+	defer r.Close()
+	var n int64
+	for {
+		k, err := r.Read(buf)
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("parquet-go read %s: %w", path, err)
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+)
+
+// writeSetup is what the write variants share within one section.
+type writeSetup struct {
+	rows       int
+	partitions int
+	s3         *s3Server // nil: local disk
+	bucket     string
+	pq         []pqRow // rows 1..rows, grouped by partition (parquet-go baseline)
+	lake       [][]any // the same rows as lakecore values, in id order
+	jsonBytes  int64   // size of the rows as JSON lines (from the file variant)
+	tableBytes int64   // data files of one paimon run
+	tableFiles int
+}
+
+func newWriteSetup(e *Env, s3 *s3Server, bucket string) *writeSetup {
+	w := &writeSetup{rows: e.pick(1_000_000, 20_000), partitions: 4, s3: s3, bucket: bucket}
+	w.pq = make([]pqRow, w.rows)
+	w.lake = make([][]any, w.rows)
+	for i := range w.pq {
+		w.pq[i] = pqRowAt(int64(i+1), w.partitions)
+		w.lake[i] = anyRow(w.pq[i])
+	}
+	sort.SliceStable(w.pq, func(i, j int) bool { return w.pq[i].Dt < w.pq[j].Dt })
+	return w
+}
+
+// warehouse returns a fresh warehouse location for run i of variant v.
+func (w *writeSetup) warehouse(e *Env, v string, i int) string {
+	if w.s3 != nil {
+		return fmt.Sprintf("%s/%s-%d", w.s3.warehouse(w.bucket), v, i)
+	}
+	return e.Dir(fmt.Sprintf("%s-%d", v, i))
+}
+
+// paimonPipeline runs generate -> paimon and checks the table holds every row.
+func (w *writeSetup) paimonPipeline(ctx context.Context, e *Env, i int) (timing, error) {
+	wh := w.warehouse(e, "paimon", i)
+	st := stream{input: generateYAML(w.rows, w.partitions, 1000), output: paimonOutputYAML(wh, w.s3, 10_000, "1s"), log: e.log}
+	t, err := measure(func() error { return st.run(ctx) })
+	if err != nil {
+		return t, err
+	}
+	tbl, err := openBenchTable(ctx, wh, w.s3)
+	if err != nil {
+		return t, err
+	}
+	files, bytes, rows, err := liveFiles(ctx, tbl)
+	if err != nil {
+		return t, err
+	}
+	if rows != int64(w.rows) {
+		return t, fmt.Errorf("generate -> paimon: table holds %d rows, want %d", rows, w.rows)
+	}
+	w.tableFiles, w.tableBytes = files, bytes
+	return t, nil
+}
+
+// filePipeline runs generate -> file (JSON lines) on the local disk.
+func (w *writeSetup) filePipeline(ctx context.Context, e *Env, i int) (timing, error) {
+	path := filepath.Join(e.Dir(fmt.Sprintf("file-%d", i)), "events.jsonl")
+	st := stream{input: generateYAML(w.rows, w.partitions, 1000), output: fmt.Sprintf("file: { path: %q, codec: lines }", path), log: e.log}
+	t, err := measure(func() error { return st.run(ctx) })
+	if err != nil {
+		return t, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return t, err
+	}
+	w.jsonBytes = fi.Size()
+	return t, nil
+}
+
+// tableWriter writes the rows with lakecore's TableWriter (one Prepare
+// and one commit, as parquet-go writes one file per partition).
+func (w *writeSetup) tableWriter(ctx context.Context, e *Env, i int) (timing, error) {
+	wh := w.warehouse(e, "writer", i)
+	tbl, err := createBenchTable(ctx, wh, w.s3, nil)
+	if err != nil {
+		return timing{}, err
+	}
+	return measure(func() error {
+		tw, err := tbl.NewWriter(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range w.lake {
+			if err := tw.Write(ctx, r); err != nil {
+				return err
+			}
+		}
+		msgs, err := tw.Prepare(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = tbl.NewCommitter("bench").Commit(ctx, 1, msgs)
+		return err
+	})
+}
+
+// parquetGo writes the same rows with parquet-go directly, one file per
+// partition, through the same storage layer (local disk or S3).
+func (w *writeSetup) parquetGo(ctx context.Context, e *Env, i int) (timing, error) {
+	var fio storage.FileIO
+	var err error
+	if w.s3 != nil {
+		fio, err = storage.Open(ctx, fmt.Sprintf("%s/parquet-%d", w.s3.warehouse(w.bucket), i), w.s3.cfg)
+	} else {
+		fio, err = storage.NewLocal(e.Dir(fmt.Sprintf("parquet-%d", i)))
+	}
+	if err != nil {
+		return timing{}, err
+	}
+	return measure(func() error { return writeParquetGo(ctx, fio, w.pq) })
+}
+
+// writeParquetGo writes rows (grouped by partition) to one file per
+// partition, in slices of 1,024 rows.
+func writeParquetGo(ctx context.Context, fio storage.FileIO, rows []pqRow) error {
+	for start := 0; start < len(rows); {
+		end := start
+		for end < len(rows) && rows[end].Dt == rows[start].Dt {
+			end++
+		}
+		f, err := fio.Create(ctx, "dt="+rows[start].Dt+"/data-0.parquet")
+		if err != nil {
+			return err
+		}
+		pw := parquet.NewGenericWriter[pqRow](f, parquetWriterOptions()...)
+		for s := start; s < end; s += 1024 {
+			if _, err := pw.Write(rows[s:min(s+1024, end)]); err != nil {
+				_ = f.Abort()
+				return err
+			}
+		}
+		if err := pw.Close(); err != nil {
+			_ = f.Abort()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// liveFiles counts the live data files, their bytes and rows.
+func liveFiles(ctx context.Context, tbl *lakecore.Table) (files int, bytes, rows int64, err error) {
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	for _, sp := range plan.Splits {
+		for _, f := range sp.Files {
+			files++
+			bytes += f.FileSize
+			rows += f.RowCount
+		}
+	}
+	return files, bytes, rows, nil
+}
+
+type writeVariant struct {
+	key, label string
+	run        func(ctx context.Context, e *Env, i int) (timing, error)
+}
+
+func measureWriteLocal(ctx context.Context, e *Env) (*Section, error) {
+	return measureWrite(ctx, e, false)
+}
+
+func measureWriteS3(ctx context.Context, e *Env) (*Section, error) {
+	return measureWrite(ctx, e, true)
+}
+
+func measureWrite(ctx context.Context, e *Env, onS3 bool) (*Section, error) {
+	var srv *s3Server
+	var bucket string
+	where := "local disk"
+	if onS3 {
+		if _, b, err := e.S3("bench-write"); err != nil {
+			return nil, err
+		} else {
+			srv, bucket = e.s3, b
+		}
+		where = "S3 (versitygw on loopback)"
+	}
+	w := newWriteSetup(e, srv, bucket)
+	variants := []writeVariant{
+		{"paimon", "generate → paimon (" + where + ")", w.paimonPipeline},
+		{"file", "generate → file, JSON lines (local disk)", w.filePipeline},
+		{"writer", "lakecore table writer (" + where + ")", w.tableWriter},
+		{"parquet", "parquet-go directly (" + where + ")", w.parquetGo},
+	}
+	wall := map[string]Sample{}
+	cpu := map[string]Sample{}
+	runs := e.Config.runs()
+	for i := range runs {
+		for _, vi := range rotate(len(variants), i) {
+			v := variants[vi]
+			t, err := v.run(ctx, e, i)
+			if err != nil {
+				return nil, fmt.Errorf("%s, run %d: %w", v.label, i+1, err)
+			}
+			wall[v.key] = append(wall[v.key], t.Wall.Seconds())
+			cpu[v.key] = append(cpu[v.key], t.CPU.Seconds())
+			e.Logf("   run %d %-8s %6.2f s wall %6.2f s cpu", i+1, v.key, t.Wall.Seconds(), t.CPU.Seconds())
+		}
+		_ = removeChildren(e.dir)
+	}
+	mb := float64(w.jsonBytes) / 1e6
+	n := float64(w.rows)
+	rate := func(s Sample, per float64) Sample {
+		out := make(Sample, len(s))
+		for i, v := range s {
+			out[i] = per / v
+		}
+		return out
+	}
+	ratio := func(num, den Sample) Sample { // time ratio den/num = rate ratio num/den
+		out := make(Sample, len(num))
+		for i := range num {
+			out[i] = den[i] / num[i]
+		}
+		return out
+	}
+	tbl := Table{Header: []string{"Variant", "rows/s", "rows per CPU-s", "MB/s", "MB per CPU-s", "wall s", "CPU s"}}
+	for _, v := range variants {
+		tbl.Rows = append(tbl.Rows, []string{v.label,
+			rate(wall[v.key], n).Fmt(fInt), rate(cpu[v.key], n).Fmt(fInt),
+			rate(wall[v.key], mb).Fmt(fMB), rate(cpu[v.key], mb).Fmt(fMB),
+			wall[v.key].Fmt(fSec), cpu[v.key].Fmt(fSec)})
+	}
+	ratios := Table{Header: []string{"Ratio (same run)", "wall time basis", "CPU time basis"}}
+	add := func(label, a, b string) Sample {
+		r := ratio(wall[a], wall[b])
+		ratios.Rows = append(ratios.Rows, []string{label, r.Fmt(fRatio), ratio(cpu[a], cpu[b]).Fmt(fRatio)})
+		return r
+	}
+	s := &Section{}
+	pf := add("generate→paimon / generate→file", "paimon", "file")
+	wp := add("table writer / parquet-go", "writer", "parquet")
+	add("generate→paimon / parquet-go", "paimon", "parquet")
+	add("generate→paimon / table writer", "paimon", "writer")
+	s.figure("ratio_paimon_file", pf.Median())
+	s.figure("ratio_writer_parquet", wp.Median())
+	s.figure("paimon_rows_per_s", rate(wall["paimon"], n).Median())
+	s.figure("paimon_rows_per_cpu_s", rate(cpu["paimon"], n).Median())
+	s.Tables = []Table{tbl, ratios}
+	s.Intro = fmt.Sprintf(`%s rows of a payment event (8 columns: BIGINT ×2, STRING ×4, DECIMAL(10, 2), TIMESTAMP(6); %s as JSON lines, %.0f bytes a row) into %d partitions, on %s. The Benthos pipelines run in-process: `+"`generate`"+` (count %s, batch_size 1,000, the same Bloblang mapping for both) into the `+"`paimon`"+` output (batching count 10,000 or 1 s, max_in_flight 4, zstd level 1: %d data files, %s) or into the `+"`file`"+` output (codec lines). The table writer and parquet-go write the same rows, built in memory before the clock starts, one Prepare/commit and one file per partition respectively (parquet-go: GenericWriter, zstd SpeedFastest, default row groups, through the same storage layer). MB are MB of JSON input (10^6 bytes), the same for every variant; *per CPU-s* divides by the CPU time of the process during the run (rows per core-second).`,
+		fInt(n), fBytes(float64(w.jsonBytes)), float64(w.jsonBytes)/n, w.partitions, where, fInt(n), w.tableFiles, fBytes(float64(w.tableBytes)))
+	if onS3 {
+		s.Title = "Write throughput on S3"
+		s.Notes = append(s.Notes, "benthos/v4 has no S3 output, so the JSON-lines baseline stays on the local disk; the table writer and parquet-go write through lakecore's S3 FileIO (multipart uploads) to the same server.")
+	} else {
+		s.Title = "Write throughput on a local disk"
+	}
+	return s, nil
+}
