@@ -49,8 +49,14 @@ fuzz:
 	  done; \
 	done
 
-bench:
+# Go benchmarks of every package, then the report harness (tests/bench), which
+# regenerates docs/BENCHMARKS.md (about 45 minutes on the 2-core machine;
+# BENCH_FLAGS=-quick for a smoke run, BENCH_FLAGS='-only write,tail' for some sections).
+BENCH_FLAGS ?=
+bench: s3
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
+	@mkdir -p docs
+	$(GO) run ./tests/bench/cmd/report -out docs/BENCHMARKS.md $(BENCH_FLAGS)
 
 clean:
 	rm -rf bin warehouse
