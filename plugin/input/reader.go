@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -17,9 +19,9 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
-// readResult is what the background reader hands to ReadBatch: a batch of
-// one snapshot, an error to report (the reader retries after it), or the end
-// of a bounded read.
+// readResult is what the reader hands to ReadBatch: a batch of one
+// snapshot, an error to report (the reader retries after it), or the end of
+// a bounded read.
 type readResult struct {
 	batch        service.MessageBatch
 	plan         *trackedPlan
@@ -27,16 +29,48 @@ type readResult struct {
 	commitMillis int64
 	err          error
 	end          bool
+	// fatal marks an error after which the reader cannot go on without
+	// skipping rows (a row that cannot be rendered): it is reported on
+	// every ReadBatch from then on.
+	fatal bool
 }
 
 // Longest wait between retries after an error.
 const maxRetryWait = 30 * time.Second
 
-// snapshotReader is the input's background reader: one goroutine that
-// takes the scanner's plans in snapshot order, reads their splits in order
-// (files by sequence number, each row group by row group, the next file
-// opened while the current one is read) and renders the rows into batches.
-// It runs from start until stop; it owns the scanner and the TableRead.
+// renderJob is one message batch to render: consecutive rows of one
+// snapshot, with the metadata of each run of rows from one file.
+type renderJob struct {
+	build        *messageBuilder
+	rows         [][]any
+	runs         []metaRun
+	plan         *trackedPlan
+	snapshotID   int64
+	commitMillis int64
+	res          chan readResult // capacity 1: filled once, by a worker or by the reader
+}
+
+// metaRun is n rows of one file from position pos on.
+type metaRun struct {
+	mv  *metaValues
+	pos int64
+	n   int
+}
+
+// snapshotReader is the input's background reader, a small pipeline whose
+// goroutines run from start until stop:
+//
+//   - the reader takes the scanner's plans in snapshot order and reads their
+//     splits in order (files by sequence number, each row group by row
+//     group, the next file opened while the current one is read), cutting
+//     the rows into jobs of batch_size rows that never span two snapshots;
+//   - workers (one per CPU, at most 4) render the jobs' rows into messages,
+//     which is most of the input's CPU time;
+//   - the sender hands the rendered batches to ReadBatch in the order the
+//     reader cut them, whatever the order the workers finish in.
+//
+// Errors and the end of a bounded read travel the same ordered queue. At
+// most about workers+3 batches are held in memory.
 type snapshotReader struct {
 	in         *Input
 	table      *lakecore.Table
@@ -44,17 +78,25 @@ type snapshotReader struct {
 	filter     *BoundPartitionFilter
 	projection []string
 	tread      *read.TableRead
+	build      *messageBuilder
 	partKeys   []types.DataField
 	partOpts   binrow.PartitionOptions
+	workers    int
 
-	out    chan readResult
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	jobs    chan *renderJob // to the workers
+	pending chan *renderJob // in order, to the sender
+	out     chan readResult // to ReadBatch
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScanner, filter *BoundPartitionFilter, projection []string) (*snapshotReader, error) {
-	r := &snapshotReader{in: in, table: tbl, scanner: scanner, filter: filter, projection: projection, out: make(chan readResult, 1), done: make(chan struct{})}
+	w := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	r := &snapshotReader{
+		in: in, table: tbl, scanner: scanner, filter: filter, projection: projection, workers: w,
+		jobs: make(chan *renderJob), pending: make(chan *renderJob, w+1), out: make(chan readResult),
+	}
 	if err := r.newRead(); err != nil {
 		return nil, err
 	}
@@ -74,6 +116,7 @@ func (r *snapshotReader) newRead() error {
 		return err
 	}
 	r.tread = tr
+	r.build = newMessageBuilder(tr.Fields())
 	r.partKeys = s.PartitionFields()
 	r.partOpts = binrow.PartitionOptions{DefaultName: s.Opts().PartitionDefaultName(), LegacyName: legacy}
 	return nil
@@ -81,22 +124,107 @@ func (r *snapshotReader) newRead() error {
 
 func (r *snapshotReader) start(t *ackTracker) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	go r.run(t)
+	r.wg.Add(2 + r.workers)
+	go func() { defer r.wg.Done(); r.run(t) }()
+	go func() { defer r.wg.Done(); r.deliver() }()
+	for range r.workers {
+		go func() { defer r.wg.Done(); r.work() }()
+	}
 }
 
-// stop cancels the reader and waits for it to return.
+// stop cancels the pipeline and waits for its goroutines.
 func (r *snapshotReader) stop() {
 	r.cancel()
-	<-r.done
+	r.wg.Wait()
 }
 
-// send hands a result to ReadBatch; false once the reader is stopped.
-func (r *snapshotReader) send(res readResult) bool {
+// queue appends a job to the ordered queue; false once stopped.
+func (r *snapshotReader) queue(job *renderJob) bool {
 	select {
-	case r.out <- res:
+	case r.pending <- job:
 		return true
 	case <-r.ctx.Done():
 		return false
+	}
+}
+
+// send queues a result that needs no rendering (an error, the end).
+func (r *snapshotReader) send(res readResult) bool {
+	job := &renderJob{res: make(chan readResult, 1)}
+	job.res <- res
+	return r.queue(job)
+}
+
+// dispatch queues a job and hands it to a worker; false once stopped.
+func (r *snapshotReader) dispatch(job *renderJob) bool {
+	if !r.queue(job) {
+		return false
+	}
+	select {
+	case r.jobs <- job:
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
+}
+
+// work renders jobs until the reader stops.
+func (r *snapshotReader) work() {
+	for {
+		select {
+		case job := <-r.jobs:
+			job.res <- r.render(job)
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+func (r *snapshotReader) render(job *renderJob) readResult {
+	batch := make(service.MessageBatch, 0, len(job.rows))
+	k := 0
+	for _, run := range job.runs {
+		for j := range run.n {
+			msg, err := job.build.message(job.rows[k], run.mv, run.pos+int64(j))
+			if err != nil {
+				return readResult{fatal: true, err: fmt.Errorf("paimon input on %s: snapshot %d, data file %s, row %d: %w",
+					r.in.conf.Table, job.snapshotID, run.mv.file, run.pos+int64(j), err)}
+			}
+			batch = append(batch, msg)
+			k++
+		}
+	}
+	return readResult{batch: batch, plan: job.plan, snapshotID: job.snapshotID, commitMillis: job.commitMillis}
+}
+
+// deliver hands results to ReadBatch in queue order.
+func (r *snapshotReader) deliver() {
+	for {
+		var job *renderJob
+		select {
+		case job = <-r.pending:
+		case <-r.ctx.Done():
+			return
+		}
+		var res readResult
+		select {
+		case res = <-job.res:
+		case <-r.ctx.Done():
+			return
+		}
+		for {
+			select {
+			case r.out <- res:
+			case <-r.ctx.Done():
+				return
+			}
+			if !res.fatal {
+				break
+			}
+		}
+		if res.end {
+			return
+		}
 	}
 }
 
@@ -123,7 +251,6 @@ func (r *snapshotReader) retryWait(n int) time.Duration {
 }
 
 func (r *snapshotReader) run(t *ackTracker) {
-	defer close(r.done)
 	ctx := r.ctx
 	failures := 0
 	fail := func(err error) bool {
@@ -149,7 +276,7 @@ func (r *snapshotReader) run(t *ackTracker) {
 			continue
 		case plan == nil:
 			failures = 0
-			if len(r.out) == 0 {
+			if len(r.pending) == 0 {
 				r.in.m.lag.Set(0)
 			}
 			wait := r.sleep
@@ -183,28 +310,42 @@ func (r *snapshotReader) run(t *ackTracker) {
 	}
 }
 
-// emitPlan reads every split of plan into batches registered with tp. A
-// read error is reported and the plan resumes, after a wait, at the first
-// row not yet emitted (the scanner has moved on; the plan must not be lost
-// or repeated). It returns false once the reader is stopped.
+// emitPlan reads every split of plan into jobs registered with tp. A read
+// error is reported and the plan resumes, after a wait, at the first row
+// not yet taken (the scanner has moved on; the plan must not be lost or
+// repeated). It returns false once the reader is stopped.
 func (r *snapshotReader) emitPlan(t *ackTracker, tp *trackedPlan, plan *scan.StreamPlan) bool {
 	ctx := r.ctx
 	snap := plan.Snapshot
-	batchSize := r.in.conf.BatchSize
-	buf := make(service.MessageBatch, 0, min(batchSize, 4096))
+	failures := 0
+	for snap.SchemaID > r.tread.Schema().ID {
+		// Columns were added (or changed) since the input started: read as
+		// the newer schema so that new columns appear in the messages.
+		err := r.table.Refresh(ctx)
+		if err == nil && r.table.Schema().ID > r.tread.Schema().ID {
+			err = r.newRead()
+		}
+		if err == nil {
+			break
+		}
+		failures++
+		if !r.send(readResult{err: fmt.Errorf("paimon input on %s: snapshot %d: %w", r.in.conf.Table, snap.ID, err)}) || !r.sleep(r.retryWait(failures)) {
+			return false
+		}
+	}
+	job := r.newJob(tp, snap.ID, snap.TimeMillis)
 	flush := func() bool {
-		if len(buf) == 0 {
+		if len(job.rows) == 0 {
 			return true
 		}
 		t.Add(tp)
-		ok := r.send(readResult{batch: buf, plan: tp, snapshotID: snap.ID, commitMillis: snap.TimeMillis})
-		buf = make(service.MessageBatch, 0, min(batchSize, 4096))
+		ok := r.dispatch(job)
+		job = r.newJob(tp, snap.ID, snap.TimeMillis)
 		return ok
 	}
-	failures := 0
-	split, skip := 0, int64(0) // resume point: split index and rows of it already emitted
+	split, skip := 0, int64(0) // resume point: split index and rows of it already taken
 	for split < len(plan.Splits) {
-		err := r.readSplit(plan, split, &skip, &buf, flush)
+		err := r.readSplit(plan, split, &skip, &job, flush)
 		if ctx.Err() != nil {
 			return false
 		}
@@ -220,26 +361,21 @@ func (r *snapshotReader) emitPlan(t *ackTracker, tp *trackedPlan, plan *scan.Str
 	return flush()
 }
 
-// readSplit reads split i of plan from row *skip on, appending messages to
-// *buf and calling flush whenever it holds batch_size of them; *skip counts
+func (r *snapshotReader) newJob(tp *trackedPlan, snapshotID, commitMillis int64) *renderJob {
+	return &renderJob{
+		build: r.build, plan: tp, snapshotID: snapshotID, commitMillis: commitMillis,
+		rows: make([][]any, 0, min(r.in.conf.BatchSize, 4096)), res: make(chan readResult, 1),
+	}
+}
+
+// readSplit reads split i of plan from row *skip on, adding the rows to
+// *job and calling flush whenever it holds batch_size of them; *skip counts
 // the rows of the split taken so far.
-func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, buf *service.MessageBatch, flush func() bool) error {
+func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, job **renderJob, flush func() bool) error {
 	ctx := r.ctx
 	sp := plan.Splits[i]
 	if !r.filter.Match(sp.PartitionValues) {
 		return nil
-	}
-	if plan.Snapshot.SchemaID > r.tread.Schema().ID {
-		// Columns were added (or changed) since the input started: read as
-		// the newer schema so that new columns appear in the messages.
-		if err := r.table.Refresh(ctx); err != nil {
-			return err
-		}
-		if r.table.Schema().ID > r.tread.Schema().ID {
-			if err := r.newRead(); err != nil {
-				return err
-			}
-		}
 	}
 	part, err := binrow.PartitionPath(r.partKeys, sp.PartitionValues, r.partOpts)
 	if err != nil {
@@ -252,8 +388,8 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, bu
 		Partition:        part,
 		Bucket:           sp.Bucket,
 	}
-	fields := r.tread.Fields()
 	batchSize := r.in.conf.BatchSize
+	var mv *metaValues
 	it, err := r.tread.Open(ctx, sp)
 	if err != nil {
 		return err
@@ -277,20 +413,30 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, bu
 			from = int(*skip - seen)
 		}
 		seen += int64(len(rows))
-		meta.File = pos.File
+		if mv == nil || meta.File != pos.File {
+			meta.File = pos.File
+			mv = newMetaValues(meta)
+		}
 		for j := from; j < len(rows); j++ {
-			meta.Row = pos.Row + int64(j)
-			msg, err := rowconv.NewRowMessage(fields, rows[j], meta)
-			if err != nil {
-				return fmt.Errorf("data file %s row %d: %w", pos.File, meta.Row, err)
-			}
-			*buf = append(*buf, msg)
+			(*job).add(rows[j], mv, pos.Row+int64(j))
 			*skip++
-			if len(*buf) >= batchSize && !flush() {
+			if len((*job).rows) >= batchSize && !flush() {
 				return r.ctx.Err()
 			}
 		}
 	}
 	r.in.m.files.Incr(int64(len(sp.Files)))
 	return nil
+}
+
+// add appends a row at position pos of the file mv describes.
+func (j *renderJob) add(row []any, mv *metaValues, pos int64) {
+	j.rows = append(j.rows, row)
+	if n := len(j.runs); n > 0 {
+		if last := &j.runs[n-1]; last.mv == mv && last.pos+int64(last.n) == pos {
+			last.n++
+			return
+		}
+	}
+	j.runs = append(j.runs, metaRun{mv: mv, pos: pos, n: 1})
 }
