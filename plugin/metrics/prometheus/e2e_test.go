@@ -11,6 +11,7 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
 
@@ -113,4 +114,47 @@ paimon:
 		t.Errorf("only %d snapshots for %d batches: group commit cannot merge all of them", snap.ID, rows/250)
 	}
 	t.Logf("%d rows, %d commits, %d files, %d bytes, mean commit %.1f ms", rows, snap.ID, files, bytes, 1000*sum/float64(count))
+
+	// Read it back snapshot by snapshot with the paimon input.
+	rb := service.NewStreamBuilder()
+	rmux := http.NewServeMux()
+	rb.SetHTTPMux(rmux)
+	must(t, rb.SetMetricsYAML(`prometheus: {}`))
+	must(t, rb.SetLoggerYAML(`level: warn`))
+	must(t, rb.AddInputYAML(`
+label: tail
+paimon:
+  warehouse: `+warehouse+`
+  database: db
+  table: events
+  scan_mode: from-snapshot
+  scan_snapshot_id: 1
+  bounded: true
+  consumer_id: metrics-test
+`))
+	must(t, rb.AddOutputYAML(`drop: {}`))
+	rs, err := rb.Build()
+	must(t, err)
+	must(t, rs.Run(ctx))
+	fams = scrape(t, rmux)
+	tail := []string{"label", "tail", "path", "root.input"}
+	checkIn := func(name string, want float64) {
+		t.Helper()
+		if got := value(t, fams, name, tail...); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	checkIn("paimon_input_rows", rows)
+	checkIn("input_received", rows)
+	checkIn("paimon_input_files", float64(files))
+	checkIn("paimon_input_snapshots", float64(snap.ID))
+	checkIn("paimon_input_consumer_next_snapshot", float64(snap.ID+1))
+	if lag := value(t, fams, "paimon_input_lag_ms", tail...); lag < 0 || lag > 120_000 {
+		t.Errorf("paimon_input_lag_ms = %v", lag)
+	}
+	for _, name := range []string{"paimon_input_consumer_errors", "paimon_input_rows_dropped", "paimon_input_snapshots_expired"} {
+		if f, ok := fams[name]; ok {
+			t.Errorf("%s exported with %v, want no sample", name, f.GetMetric())
+		}
+	}
 }
