@@ -93,7 +93,7 @@ func (w *writeSetup) tableWriter(ctx context.Context, e *Env, i int) (timing, er
 	if err != nil {
 		return timing{}, err
 	}
-	return measure(func() error {
+	t, err := measure(func() error {
 		tw, err := tbl.NewWriter(ctx)
 		if err != nil {
 			return err
@@ -110,6 +110,13 @@ func (w *writeSetup) tableWriter(ctx context.Context, e *Env, i int) (timing, er
 		_, err = tbl.NewCommitter("bench").Commit(ctx, 1, msgs)
 		return err
 	})
+	if err != nil {
+		return t, err
+	}
+	if _, _, rows, err := liveFiles(ctx, tbl); err != nil || rows != int64(w.rows) {
+		return t, fmt.Errorf("table writer: table holds %d rows (%v), want %d", rows, err, w.rows)
+	}
+	return t, nil
 }
 
 // parquetGo writes the same rows with parquet-go directly, one file per
@@ -125,12 +132,19 @@ func (w *writeSetup) parquetGo(ctx context.Context, e *Env, i int) (timing, erro
 	if err != nil {
 		return timing{}, err
 	}
-	return measure(func() error { return writeParquetGo(ctx, fio, w.pq) })
+	var n int
+	t, err := measure(func() error { var err error; n, err = writeParquetGo(ctx, fio, w.pq); return err })
+	if err == nil && n != w.rows {
+		err = fmt.Errorf("parquet-go wrote %d rows, want %d", n, w.rows)
+	}
+	return t, err
 }
 
 // writeParquetGo writes rows (grouped by partition) to one file per
-// partition, in slices of 1,024 rows.
-func writeParquetGo(ctx context.Context, fio storage.FileIO, rows []pqRow) error {
+// partition, in slices of 1,024 rows, and returns the number of rows
+// written.
+func writeParquetGo(ctx context.Context, fio storage.FileIO, rows []pqRow) (int, error) {
+	written := 0
 	for start := 0; start < len(rows); {
 		end := start
 		for end < len(rows) && rows[end].Dt == rows[start].Dt {
@@ -138,25 +152,27 @@ func writeParquetGo(ctx context.Context, fio storage.FileIO, rows []pqRow) error
 		}
 		f, err := fio.Create(ctx, "dt="+rows[start].Dt+"/data-0.parquet")
 		if err != nil {
-			return err
+			return written, err
 		}
 		pw := parquet.NewGenericWriter[pqRow](f, parquetWriterOptions()...)
 		for s := start; s < end; s += 1024 {
-			if _, err := pw.Write(rows[s:min(s+1024, end)]); err != nil {
+			n, err := pw.Write(rows[s:min(s+1024, end)])
+			written += n
+			if err != nil {
 				_ = f.Abort()
-				return err
+				return written, err
 			}
 		}
 		if err := pw.Close(); err != nil {
 			_ = f.Abort()
-			return err
+			return written, err
 		}
 		if err := f.Close(); err != nil {
-			return err
+			return written, err
 		}
 		start = end
 	}
-	return nil
+	return written, nil
 }
 
 // liveFiles counts the live data files, their bytes and rows.
@@ -197,11 +213,11 @@ func measureWrite(ctx context.Context, e *Env, onS3 bool) (*Section, error) {
 	var bucket string
 	where := "local disk"
 	if onS3 {
-		if _, b, err := e.S3("bench-write"); err != nil {
+		_, b, err := e.S3("bench-write")
+		if err != nil {
 			return nil, err
-		} else {
-			srv, bucket = e.s3, b
 		}
+		srv, bucket = e.s3, b
 		where = "S3 (versitygw on loopback)"
 	}
 	w := newWriteSetup(e, srv, bucket)
