@@ -4,6 +4,7 @@
 //
 //	go run ./tests/bench/cmd/report -out docs/BENCHMARKS.md
 //	go run ./tests/bench/cmd/report -quick -only write,tail
+//	go run ./tests/bench/cmd/report -only tail -cpuprofile tail.pprof && go tool pprof -top tail.pprof
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/tests/bench"
@@ -24,7 +26,20 @@ func main() {
 	only := flag.String("only", "", "comma-separated sections to run: "+strings.Join(sectionNames(), ","))
 	out := flag.String("out", "", "also write the report to this file")
 	dir := flag.String("dir", "", "scratch directory (default: a temporary one, removed at the end)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (use with -only) to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
 
 	c := bench.Config{Quick: *quick, Runs: *runs, Dir: *dir, Log: os.Stderr, Command: strings.Join(os.Args[1:], " ")}
 	c.Command = "report " + c.Command
@@ -50,6 +65,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "report: wrote", *out)
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
