@@ -3,10 +3,12 @@
     python duckdb_read.py [--schema] FILE...
 
 Each file is read on its own (files of different schema ids may differ) with DuckDB's read_parquet in the
-UTC time zone, fetched as Arrow and rendered by canonical.py from the Parquet/Arrow types alone: a timestamp
-with isAdjustedToUTC=true is printed as an LTZ value (UTC, "Z" suffix). --schema prints, per file, the column
-names and DuckDB types instead of rows. Known limits: DuckDB reads INT96 into microseconds (nanoseconds are
-lost), and Parquet columns without a logical type for FLOAT/INT8/INT16 come back as the physical type.
+UTC time zone and without Hive partitioning (Paimon files hold the partition columns themselves; DuckDB
+would otherwise override them from the key=value directories, e.g. with "__DEFAULT_PARTITION__"), fetched
+as Arrow and rendered by canonical.py from the Parquet/Arrow types alone: a timestamp with
+isAdjustedToUTC=true is printed as an LTZ value (UTC, "Z" suffix). --schema prints, per file, the column
+names and DuckDB types instead of rows. Known limit: DuckDB reads INT96 (Java's TIMESTAMP(9)) into
+microseconds without the UTC flag.
 """
 
 import json
@@ -36,7 +38,7 @@ def main(argv):
     lines = []
     for f in files:
         try:
-            rel = con.sql("SELECT * FROM read_parquet('%s')" % f.replace("'", "''"))
+            rel = con.sql("SELECT * FROM read_parquet('%s', hive_partitioning = false)" % f.replace("'", "''"))
             if show_schema:
                 cols = [[n, str(t)] for n, t in zip(rel.columns, rel.types)]
                 sys.stdout.write(json.dumps({"file": f, "columns": cols}, ensure_ascii=False) + "\n")

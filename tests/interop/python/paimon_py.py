@@ -5,6 +5,7 @@
     python paimon_py.py write     --warehouse W --database D --table T --spec FILE
     python paimon_py.py snapshots --warehouse W --database D --table T
     python paimon_py.py version
+    python paimon_py.py batch       (stdin: one JSON array of arguments per line, see cmd_batch)
 
 Rows are canonical JSON lines (canonical.py), sorted. Errors: one line "paimon-py: ..." on stderr, exit 1
 (2 for usage). Set PAIMON_INTEROP_TRACE=1 for a traceback.
@@ -345,7 +346,11 @@ def parse_filter(expr, fields, schema):
                 if k2 != "p" or op not in table:
                     raise ValueError("filter %s: unknown operator %s" % (expr, op))
                 preds.append(table[op][0](name, lit))
-                exprs.append(table[op][1]())
+                e = table[op][1]()
+                if pa.types.is_floating(schema.field(name).type) and op in (">", ">=", "!=", "<>"):
+                    # Java's Predicate.test compares with Float/Double.compareTo: NaN is above everything
+                    e = e | pc.is_nan(col)
+                exprs.append(e)
         if pos[0] >= len(toks):
             break
         expect("w", "AND")
@@ -531,7 +536,39 @@ def _dist_version(name):
     return version(name)
 
 
-def main(argv):
+def cmd_batch(args, out):
+    """One Python process for many commands: each stdin line is a JSON array of the arguments of one command;
+    its output is followed by {"__done__":true,"ok":true} or {"__done__":true,"ok":false,"error":"..."}."""
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        error = None
+        try:
+            argv = json.loads(line)
+            if not argv or argv[0] == "batch":
+                raise UsageError("bad batch command %r" % (argv,))
+            a = _parser().parse_args(argv)
+            _COMMANDS[a.cmd](a, out)
+        except SystemExit as e:
+            error = "usage error (exit %s)" % e.code
+        except Exception as e:  # noqa: BLE001
+            error = _describe(e)
+        out.write(json.dumps({"__done__": True, "ok": True} if error is None else
+                             {"__done__": True, "ok": False, "error": error},
+                             ensure_ascii=False, separators=(",", ":")) + "\n")
+        out.flush()
+
+
+def _describe(e):
+    msg = "%s: %s" % (type(e).__name__, e)
+    cause = e.__cause__
+    while cause is not None:
+        msg += " <- %s: %s" % (type(cause).__name__, cause)
+        cause = cause.__cause__
+    return msg.replace("\n", " ")
+
+
+def _parser():
     p = argparse.ArgumentParser(prog="paimon_py.py")
     sub = p.add_subparsers(dest="cmd")
     for name in ("read", "plan", "write", "snapshots"):
@@ -547,6 +584,16 @@ def main(argv):
         if name == "write":
             s.add_argument("--spec", required=True)
     sub.add_parser("version")
+    sub.add_parser("batch")
+    return p
+
+
+_COMMANDS = {"read": cmd_read, "plan": cmd_plan, "write": cmd_write, "snapshots": cmd_snapshots,
+             "version": cmd_version, "batch": cmd_batch}
+
+
+def main(argv):
+    p = _parser()
     try:
         args = p.parse_args(argv)
     except SystemExit as e:
@@ -556,17 +603,11 @@ def main(argv):
         return 2
     out = sys.stdout
     try:
-        {"read": cmd_read, "plan": cmd_plan, "write": cmd_write, "snapshots": cmd_snapshots,
-         "version": cmd_version}[args.cmd](args, out)
+        _COMMANDS[args.cmd](args, out)
     except Exception as e:  # noqa: BLE001 - one clear line for the driver
         if os.environ.get("PAIMON_INTEROP_TRACE"):
             traceback.print_exc()
-        msg = "%s: %s" % (type(e).__name__, e)
-        cause = e.__cause__
-        while cause is not None:
-            msg += " <- %s: %s" % (type(cause).__name__, cause)
-            cause = cause.__cause__
-        sys.stderr.write("paimon-py: %s: %s\n" % (args.cmd, msg.replace("\n", " ")))
+        sys.stderr.write("paimon-py: %s: %s\n" % (args.cmd, _describe(e)))
         return 1
     out.flush()
     return 0

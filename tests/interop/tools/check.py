@@ -12,7 +12,8 @@ specs:    every testdata/specs/*.json is written by each writer (java1, java2, p
 
 Known incompatibilities are listed in KNOWN below with the reason (they are findings, reported as "known");
 a known case that starts passing is reported as "fixed?" and counted as passed. Ends with the plain line
-"N passed, N failed, N skipped" (skipped = known); exit code 1 if anything failed.
+"N passed, N failed, N skipped" (skipped = known); exit code 1 if anything failed. The Java and pypaimon
+oracles run in batch mode (one process each for the whole run); CHECK_NO_BATCH=1 starts one per command.
 """
 import argparse
 import difflib
@@ -53,6 +54,14 @@ KNOWN = {
     ("specs", "multiset", "py"): "pypaimon has no Arrow mapping for MULTISET (cannot write)",
     ("specs", "overwrite_expire_compact", "py"): "pypaimon has no snapshot expiry and no compaction",
     ("specs", "bucketed_string", "py"): "pypaimon has no compaction",
+    ("specs", "all_types [f > 0]", "java1>py"):
+        "pypaimon's scan plan drops the Java-written file holding NaN, Infinity and 0.1 (NaN in its stats?)",
+    ("specs", "all_types [f > 0]", "java2>py"): "same file dropped by pypaimon's scan plan",
+    ("specs", "all_types [f > 0]", "py>py"):
+        "pypaimon filters rows itself with Arrow semantics: NaN > 0 is false (Java's compareTo: true)",
+    ("specs", "all_types [dec_18_4 > 0]", "py>java1"):
+        "pypaimon writes DECIMAL(18,4) as FIXED_LEN_BYTE_ARRAY (Java: INT64); Java 1.4.2's Parquet filter "
+        "pushdown then fails (2.0.0 copes)",
     ("specs", "timestamp_extremes", "java1>duckdb"): "DuckDB reads INT96 (TIMESTAMP(9)) as microseconds",
 }
 
@@ -64,7 +73,7 @@ class Result:
         self.lines = []
 
     def report(self, kind, case, role, ok, detail="", known_case=None):
-        reason = KNOWN.get((kind, known_case or case, role))
+        reason = KNOWN.get((kind, case, role)) or (KNOWN.get((kind, known_case, role)) if known_case else None)
         if ok:
             self.passed += 1
             status = "FIXED?" if reason else "PASS"
@@ -79,7 +88,47 @@ class Result:
         print(line, flush=True)
 
 
+class Batch:
+    """One long-lived oracle process in batch mode (a JSON array of arguments per line, output ended by a
+    {"__done__":...} line): saves a JVM or Python start per command."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.proc = None
+
+    def call(self, args):
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen(self.cmd + ["batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1)
+        self.proc.stdin.write(json.dumps(args) + "\n")
+        self.proc.stdin.flush()
+        out = []
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                return 1, "".join(out), "oracle process died"
+            if line.startswith('{"__done__":'):
+                done = json.loads(line)
+                return (0, "".join(out), "") if done["ok"] else (1, "".join(out), done.get("error", ""))
+            out.append(line)
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+
+
+BATCH = {}
+
+
 def run(cmd, timeout=300):
+    """Runs an oracle command; java1/java2/py commands go through their batch process unless CHECK_NO_BATCH."""
+    for key, prefix in (("java1", [JAVA, "paimon1"]), ("java2", [JAVA, "paimon2"]),
+                        ("py", [PY, os.path.join(ROOT, "python", "paimon_py.py")])):
+        if cmd[:len(prefix)] == prefix and not os.environ.get("CHECK_NO_BATCH"):
+            if key not in BATCH:
+                BATCH[key] = Batch(prefix)
+            return BATCH[key].call(cmd[len(prefix):])
     p = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", timeout=timeout)
     return p.returncode, p.stdout, p.stderr.strip()
 
@@ -227,6 +276,8 @@ def main():
         check_fixtures(res, a.k, a.update_goldens)
     if a.only in (None, "specs"):
         check_specs(res, a.k)
+    for b in BATCH.values():
+        b.close()
     print("took %.0fs" % (time.time() - t0))
     print("%d passed, %d failed, %d skipped" % (res.passed, res.failed, res.skipped))
     return 1 if res.failed else 0

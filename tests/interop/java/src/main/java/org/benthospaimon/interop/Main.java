@@ -23,6 +23,7 @@ import org.apache.paimon.options.Options;
  * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
  * snapshots --warehouse W --database D --table T
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
+ * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
  * </pre>
  *
@@ -110,6 +111,10 @@ public final class Main {
                     Reader.snapshots(c, ident(flags), out);
                 }
                 return;
+            case "batch":
+                allow(flags);
+                batch(out);
+                return;
             case "canon-float":
                 // stdin lines "f <hex32>" or "d <hex64>" (IEEE bits) -> canonical text; for cross-checking the
                 // float rendering of other implementations (python/canonical.py, the Go driver)
@@ -118,6 +123,35 @@ public final class Main {
                 return;
             default:
                 throw new UsageException("unknown command " + cmd);
+        }
+    }
+
+    /**
+     * One JVM for many commands: each stdin line is a JSON array of the arguments of one command (as on the
+     * command line, e.g. ["read","--warehouse","/w","--database","d","--table","t"]); its output is followed
+     * by the line {"__done__":true,"ok":true} or {"__done__":true,"ok":false,"error":"..."}.
+     */
+    static void batch(PrintStream out) throws java.io.IOException {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        java.io.BufferedReader in = new java.io.BufferedReader(
+                new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.isBlank()) {
+                continue;
+            }
+            String error = null;
+            try {
+                String[] a = mapper.readValue(line, String[].class);
+                if (a.length > 0 && (a[0].equals("batch") || a[0].equals("canon-float"))) {
+                    throw new UsageException(a[0] + " inside batch");
+                }
+                run(a, out);
+            } catch (Throwable e) {
+                error = describe(e);
+            }
+            out.println(error == null ? "{\"__done__\":true,\"ok\":true}"
+                    : "{\"__done__\":true,\"ok\":false,\"error\":" + Canonical.quote(error) + "}");
+            out.flush();
         }
     }
 
