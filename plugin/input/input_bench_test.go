@@ -226,6 +226,67 @@ func parquetGoOnce(b *testing.B, files []string) int {
 	return n
 }
 
+// parquetGoMessagesOnce reads the files as parquetGoOnce and builds, for
+// each row, the message the input emits (object of the nine columns with
+// the same value forms, seven metadata values): the cost of the message
+// shape itself, single-threaded.
+func parquetGoMessagesOnce(b *testing.B, files []string) int {
+	n := 0
+	buf := make([]benchEvent, 1024)
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := parquet.NewGenericReader[benchEvent](pf)
+		var pos int64
+		for {
+			k, err := r.Read(buf)
+			for _, e := range buf[:k] {
+				obj := make(map[string]any, 9)
+				obj["event_id"], obj["user_id"], obj["event_type"] = e.EventID, e.UserID, e.EventType
+				obj["ts"] = e.Ts.UTC().Format("2006-01-02T15:04:05.000Z")
+				if e.Amount != nil {
+					obj["amount"] = *e.Amount
+				} else {
+					obj["amount"] = nil
+				}
+				if e.Country != nil {
+					obj["country"] = *e.Country
+				} else {
+					obj["country"] = nil
+				}
+				obj["payload"], obj["count"], obj["flag"] = e.Payload, int64(e.Count), e.Flag
+				msg := service.NewMessage(nil)
+				msg.SetStructuredMut(obj)
+				msg.MetaSetMut("paimon_snapshot_id", int64(1))
+				msg.MetaSetMut("paimon_commit_kind", "APPEND")
+				msg.MetaSetMut("paimon_commit_time", "2025-01-01T00:00:00.000Z")
+				msg.MetaSetMut("paimon_partition", "")
+				msg.MetaSetMut("paimon_bucket", int64(0))
+				msg.MetaSetMut("paimon_file", p)
+				msg.MetaSetMut("paimon_row", pos)
+				pos++
+			}
+			n += k
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+	return n
+}
+
 const benchSnapshots, benchPerSnapshot = 10, 50000
 
 // BenchmarkTail tails a table of 10 snapshots x 50,000 event rows:
@@ -250,6 +311,7 @@ func BenchmarkTail(b *testing.B) {
 		{"input", func() int { return tailOnce(b, wh) }},
 		{"tableread", func() int { return tableReadOnce(b, wh) }},
 		{"parquet-go", func() int { return parquetGoOnce(b, files) }},
+		{"parquet-go-messages", func() int { return parquetGoMessagesOnce(b, files) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -267,12 +329,13 @@ func BenchmarkTail(b *testing.B) {
 // BenchmarkTailRatio alternates the input and parquet-go over the same
 // files, once each per iteration (run with -benchtime 5x or more), and
 // reports the medians of their rows/s and the ratios input/parquet-go of
-// wall-clock throughput and of CPU time per row.
+// wall-clock throughput and of CPU time per row; cpu-ratio-same-messages
+// compares with parquet-go followed by building the input's messages.
 func BenchmarkTailRatio(b *testing.B) {
 	const rows = benchSnapshots * benchPerSnapshot
 	wh := writeBenchTable(b, benchSnapshots, benchPerSnapshot)
 	files := dataFiles(b, wh)
-	var inWall, pqWall, inCPU, pqCPU []float64
+	var inWall, pqWall, inCPU, pqCPU, pmCPU []float64
 	measure := func(read func() int) (wall, cpu float64) {
 		t0, c0 := time.Now(), cpuTime()
 		if n := read(); n != rows {
@@ -285,11 +348,14 @@ func BenchmarkTailRatio(b *testing.B) {
 		inWall, inCPU = append(inWall, w), append(inCPU, c)
 		w, c = measure(func() int { return parquetGoOnce(b, files) })
 		pqWall, pqCPU = append(pqWall, w), append(pqCPU, c)
+		_, c = measure(func() int { return parquetGoMessagesOnce(b, files) })
+		pmCPU = append(pmCPU, c)
 	}
 	b.ReportMetric(median(inWall), "input-rows/s")
 	b.ReportMetric(median(pqWall), "parquet-go-rows/s")
 	b.ReportMetric(median(inWall)/median(pqWall), "wall-ratio")
 	b.ReportMetric(median(inCPU)/median(pqCPU), "cpu-ratio")
+	b.ReportMetric(median(inCPU)/median(pmCPU), "cpu-ratio-same-messages")
 }
 
 func median(v []float64) float64 {
