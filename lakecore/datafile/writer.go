@@ -17,14 +17,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
-	"github.com/parquet-go/parquet-go/compress/gzip"
-	"github.com/parquet-go/parquet-go/compress/lz4"
-	"github.com/parquet-go/parquet-go/compress/snappy"
-	"github.com/parquet-go/parquet-go/compress/uncompressed"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -82,6 +76,10 @@ type WriterOptions struct {
 	Compression string
 	// ZstdLevel is file.compression.zstd-level; 0 means Paimon's default 1.
 	ZstdLevel int
+	// Compressor, when set, compresses the pages instead of one built from
+	// Compression and ZstdLevel, which are then ignored. Writers open at
+	// the same time should share one: see Compressor.
+	Compressor *Compressor
 	// StatsModes holds the stats mode of each top-level field, in field
 	// order (metadata.stats-mode and fields.<name>.stats-mode); nil means
 	// truncate(16) for every field.
@@ -101,7 +99,8 @@ type WriterOptions struct {
 // Memory is bounded by the open row group: its compressed pages (flushed to
 // the io.Writer once they reach RowGroupSize), one uncompressed page buffer
 // and dictionary per column, and up to 128 shredded rows not yet handed to
-// the column writers. The footer follows on Close; the io.Writer is not
+// the column writers; plus the compressor's encoder (about 1.5 MiB for
+// zstd) unless WriterOptions.Compressor shares one. The footer follows on Close; the io.Writer is not
 // closed.
 //
 // The statistics Close returns are derived from the file's own footer
@@ -162,9 +161,12 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	if len(fields) == 0 {
 		return nil, fmt.Errorf("%w: a data file needs at least one field", ErrInvalidWriterOptions)
 	}
-	codec, err := compressionCodec(o.Compression, o.ZstdLevel)
-	if err != nil {
-		return nil, err
+	comp := o.Compressor
+	if comp == nil {
+		var err error
+		if comp, err = NewCompressor(o.Compression, o.ZstdLevel); err != nil {
+			return nil, err
+		}
 	}
 	modes := o.StatsModes
 	if modes == nil {
@@ -201,7 +203,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	}
 
 	out := &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)}
-	pw, err := newParquetWriter(out, s, codec)
+	pw, err := newParquetWriter(out, s, comp.codec)
 	if err != nil {
 		return nil, err
 	}
@@ -295,30 +297,6 @@ func checkWriteNestedNames(t types.DataType) error {
 		}
 	}
 	return nil
-}
-
-// compressionCodec maps Paimon's file.compression onto a Parquet codec that
-// parquet-mr reads out of the box (RowDataParquetBuilder.getCompressionCodec).
-func compressionCodec(name string, zstdLevel int) (compress.Codec, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "", "zstd":
-		if zstdLevel == 0 {
-			zstdLevel = 1
-		}
-		if zstdLevel < 1 || zstdLevel > 22 {
-			return nil, fmt.Errorf("%w: zstd level %d (1..22)", ErrInvalidWriterOptions, zstdLevel)
-		}
-		return &zstd.Codec{Level: kzstd.EncoderLevelFromZstd(zstdLevel)}, nil
-	case "snappy":
-		return &snappy.Codec{}, nil
-	case "gzip":
-		return &gzip.Codec{Level: gzip.DefaultCompression}, nil
-	case "lz4", "lz4_raw":
-		return &lz4.Codec{Level: lz4.Fastest}, nil
-	case "none", "uncompressed":
-		return &uncompressed.Codec{}, nil
-	}
-	return nil, fmt.Errorf("%w: unsupported compression %q (zstd, snappy, gzip, lz4 or none)", ErrInvalidWriterOptions, name)
 }
 
 // Write appends one row: row[i] is the value of field i as a lakecore/types

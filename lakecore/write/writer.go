@@ -178,7 +178,8 @@ type openFile struct {
 // NewTableWriter returns a writer of rows of schema s into the table at
 // tablePath (relative to fio's root). restore is asked, for fixed-bucket
 // tables, where the sequence numbers of a (partition, bucket) continue; nil
-// starts them at 0. The schema must be writable (CheckWritable).
+// starts them at 0. The schema must be writable (CheckWritable) and the
+// compression one datafile.NewCompressor knows.
 func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore SequenceRestorer) (*TableWriter, error) {
 	if err := s.CheckWritable(); err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
@@ -239,7 +240,13 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 	if w.dense, err = opts.StatsDenseStore(); err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
 	}
-	w.wopts = datafile.WriterOptions{Compression: w.o.Compression, ZstdLevel: w.o.ZstdLevel, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	// One compressor for all open files: each zstd encoder holds about
+	// 1.5 MiB, which a hundred open partitions must not multiply.
+	comp, err := datafile.NewCompressor(w.o.Compression, w.o.ZstdLevel)
+	if err != nil {
+		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
+	}
+	w.wopts = datafile.WriterOptions{Compressor: comp, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	w.fieldTypes = typesOf(s.Fields)
 	w.valueKey = w.numBuckets < 0 && len(w.partFields) == 1 && hashableKind(w.partTypes[0].Kind)
 	w.keyVals = make([]any, max(len(w.partFields), len(w.bucketFields)))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -576,5 +577,15 @@ func TestFilePrefixAndSuffix(t *testing.T) {
 	}
 	if got := tt.readAll(); len(got) != 1 {
 		t.Fatalf("read %d rows", len(got))
+	}
+}
+
+// TestUnknownCompression: a compression no writer can use fails when the
+// TableWriter is made, not at its first row.
+func TestUnknownCompression(t *testing.T) {
+	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType())}, nil, nil)
+	_, err := write.NewTableWriter(tt.fio, tt.tb.Path(), tt.tb.Schema(), write.Options{Compression: "lzo"}, nil)
+	if !errors.Is(err, datafile.ErrInvalidWriterOptions) || !strings.Contains(err.Error(), `"lzo"`) {
+		t.Fatalf("got %v, want datafile.ErrInvalidWriterOptions naming lzo", err)
 	}
 }
