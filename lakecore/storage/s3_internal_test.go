@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,5 +89,38 @@ func TestMultipartETag(t *testing.T) {
 	}
 	if _, ok := multipartETag([]types.CompletedPart{{ETag: aws.String("not-md5")}}); ok {
 		t.Fatal("accepted a non-MD5 ETag")
+	}
+}
+
+func TestS3WriterBufferGrowth(t *testing.T) {
+	const part = 5 << 20
+	tests := []struct {
+		name    string
+		writes  []int
+		wantCap int
+	}{
+		{"small file", []int{100}, minPartBuffer},
+		{"one chunk", []int{minPartBuffer}, minPartBuffer},
+		{"doubles", []int{minPartBuffer, 1}, 2 * minPartBuffer},
+		{"large write", []int{1, 300 << 10}, 300<<10 + 1},
+		{"capped at the part", []int{4 << 20, 1 << 20}, part},
+		{"exactly a part", []int{part}, part},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &s3Writer{s: &S3{cfg: S3Config{PartSize: part}}}
+			total := 0
+			for i, n := range tc.writes {
+				p := bytes.Repeat([]byte{byte(i + 1)}, n)
+				w.appendBuf(p)
+				total += n
+				if !bytes.Equal(w.buf[total-n:], p) {
+					t.Fatalf("write %d: buffer does not end with the bytes written", i)
+				}
+			}
+			if len(w.buf) != total || cap(w.buf) != tc.wantCap {
+				t.Fatalf("len %d cap %d, want %d and %d", len(w.buf), cap(w.buf), total, tc.wantCap)
+			}
+		})
 	}
 }

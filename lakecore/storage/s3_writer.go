@@ -20,8 +20,14 @@ import (
 // when the writer's context is done.
 const abortTimeout = 30 * time.Second
 
-// s3Writer streams a file to S3. Bytes collect in a buffer of PartSize; a
-// file that never fills one is written with a single PutObject on Close.
+// minPartBuffer is the first allocation of a part buffer, which then
+// doubles up to PartSize as bytes arrive.
+const minPartBuffer = 64 << 10
+
+// s3Writer streams a file to S3. Bytes collect in a buffer of up to
+// PartSize, grown as they arrive so that many small open files (one per
+// partition being written) hold about their size, not a part each; a file
+// that never fills one is written with a single PutObject on Close.
 // Otherwise the first full buffer starts a multipart upload and every full
 // buffer is uploaded as a part in the background (UploadConcurrency at
 // once) while the next one fills; Close uploads the rest and completes the
@@ -69,7 +75,7 @@ func (w *s3Writer) Write(b []byte) (int, error) {
 	for len(b) > 0 {
 		room := int(w.s.cfg.PartSize) - len(w.buf)
 		c := min(room, len(b))
-		w.buf = append(w.buf, b[:c]...)
+		w.appendBuf(b[:c])
 		b = b[c:]
 		n += c
 		w.written += int64(c)
@@ -80,6 +86,19 @@ func (w *s3Writer) Write(b []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// appendBuf appends p, which fits in the part, to the buffer: capacity
+// doubles from minPartBuffer and never exceeds PartSize, unlike append's
+// growth, which could overshoot the part by a quarter.
+func (w *s3Writer) appendBuf(p []byte) {
+	if need := len(w.buf) + len(p); need > cap(w.buf) {
+		c := min(max(need, 2*cap(w.buf), minPartBuffer), int(w.s.cfg.PartSize))
+		buf := make([]byte, len(w.buf), max(c, need))
+		copy(buf, w.buf)
+		w.buf = buf
+	}
+	w.buf = append(w.buf, p...)
 }
 
 // flushPart hands the full buffer to a background part upload, starting the
@@ -110,7 +129,7 @@ func (w *s3Writer) flushPart() error {
 	}
 	w.nextPart++
 	num, data := w.nextPart, w.buf
-	w.buf = make([]byte, 0, w.s.cfg.PartSize)
+	w.buf = nil // the next part grows again: the file may end soon
 	w.wg.Add(1)
 	go w.uploadPart(num, data)
 	return nil
