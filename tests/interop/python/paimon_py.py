@@ -401,12 +401,25 @@ def cmd_plan(args, out):
     lines = []
     for s in rb.new_scan().plan().splits():
         for f in s.files:
-            lines.append(json.dumps({"partition": [str(v) for v in s.partition.values]
-                                     if hasattr(s.partition, "values") else str(s.partition),
-                                     "bucket": s.bucket, "file": f.file_name, "rowCount": f.row_count,
-                                     "level": f.level, "schemaId": f.schema_id}, ensure_ascii=False))
+            values = list(getattr(s.partition, "values", []) or [])
+            part = {k: _plain(v) for k, v in zip(table.partition_keys, values)}
+            lines.append(json.dumps({"partition": part, "bucket": s.bucket, "file": f.file_name,
+                                     "rowCount": f.row_count, "level": f.level, "schemaId": f.schema_id},
+                                    ensure_ascii=False, separators=(",", ":")))
     for line in sorted(lines):
         out.write(line + "\n")
+
+
+def _plain(v):
+    """A partition value from pypaimon's BinaryRow decoder, close to the canonical form (plan output only)."""
+    if isinstance(v, (datetime.datetime, datetime.date)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return format(v, "f")
+    if isinstance(v, bytes):
+        import base64
+        return base64.b64encode(v).decode("ascii")
+    return v
 
 
 def cmd_snapshots(args, out):
@@ -445,7 +458,8 @@ def _next_identifier(table, user):
 def cmd_write(args, out):
     with open(args.spec, encoding="utf-8") as fh:
         spec = json.load(fh)
-    allowed = {"description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "commits", "filters"}
+    allowed = {"description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "commits", "filters",
+               "expectJavaSnapshots"}
     extra = set(spec) - allowed
     if extra:
         raise ValueError("spec: unknown keys %s" % sorted(extra))

@@ -221,6 +221,15 @@ def check_specs(res, only_k):
                 if rc != 0:
                     res.report("specs", name, writer, False, "write failed: " + err[-300:])
                     continue
+                if writer != "py" and "expectJavaSnapshots" in spec:
+                    # the live snapshots (id, kind) after the commits: compaction's extra empty APPEND, expiry
+                    # that keeps what a consumer still needs
+                    rc, out, err = run([JAVA, "paimon1" if writer == "java1" else "paimon2", "snapshots",
+                                        "--warehouse", wh, "--database", "interop", "--table", name])
+                    got = [[json.loads(x)["id"], json.loads(x)["kind"]] for x in out.splitlines()] if rc == 0 else err
+                    want_s = spec["expectJavaSnapshots"]
+                    res.report("specs", name + " snapshots", writer, got == want_s,
+                               "" if got == want_s else "got %s, want %s" % (got, want_s))
                 readers = ["java1", "java2", "py"] + (["duckdb"] if writer == "java1" and not has_alter else [])
                 for flt in spec.get("filters", []):
                     # reference: Java 1.x reading its own table (pruning, then Predicate.test on every row)

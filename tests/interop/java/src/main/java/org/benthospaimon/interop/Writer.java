@@ -59,8 +59,7 @@ final class Writer {
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         JsonNode spec = mapper.readTree(Files.readAllBytes(specFile));
         checkKeys(spec, "spec", "description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser",
-                "filters",
-                "commits");
+                "filters", "expectJavaSnapshots", "commits");
         String user = spec.path("commitUser").asText(DEFAULT_COMMIT_USER);
 
         ensureTable(catalog, id, spec);
