@@ -12,6 +12,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -103,6 +104,9 @@ type Input struct {
 	// idle, when set (tests), replaces the wait of discovery_interval once
 	// the reader has caught up; false stops the reader.
 	idle func(ctx context.Context, d time.Duration) bool
+	// fileIO, when set (tests), opens the warehouse instead of
+	// lakecore.OpenCatalog's storage.Open.
+	fileIO func(ctx context.Context) (storage.FileIO, error)
 
 	mu       sync.Mutex
 	reader   *snapshotReader // nil until connected and after Close
@@ -139,9 +143,18 @@ func (in *Input) Connect(ctx context.Context) error {
 		return service.ErrEndOfInput
 	}
 	c := in.conf
-	cat, err := lakecore.OpenCatalog(ctx, c.Table.Warehouse, c.Table.S3)
-	if err != nil {
-		return fmt.Errorf("paimon input: %w", err)
+	var cat *lakecore.Catalog
+	if in.fileIO != nil {
+		fio, err := in.fileIO(ctx)
+		if err != nil {
+			return fmt.Errorf("paimon input: %w", err)
+		}
+		cat = lakecore.NewCatalog(fio)
+	} else {
+		var err error
+		if cat, err = lakecore.OpenCatalog(ctx, c.Table.Warehouse, c.Table.S3); err != nil {
+			return fmt.Errorf("paimon input: %w", err)
+		}
 	}
 	tbl, err := cat.OpenTable(ctx, c.Table.Database, c.Table.Table)
 	if err != nil {

@@ -2,6 +2,8 @@ package input
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -143,5 +146,45 @@ func TestConsumerWriteFailure(t *testing.T) {
 	}
 	if pos := tt.consumer("flaky"); pos != 6 {
 		t.Fatalf("consumer: %d, want 6", pos)
+	}
+}
+
+// TestReadErrorResumes: a data file that fails to open in the middle of a
+// split is reported by ReadBatch, and the split resumes after the rows
+// already emitted: every row once, in order.
+func TestReadErrorResumes(t *testing.T) {
+	tt := newTestTable(t, nil, map[string]string{"bucket": "1", "bucket-key": "id"})
+	tt.appendRows(row("d", "eu", 1), row("d", "eu", 2), row("d", "eu", 3))
+	tt.appendRows(row("d", "eu", 4), row("d", "eu", 5))
+	in := newInput(t, tt.yaml("bounded: true\nbatch_size: 2\ndiscovery_interval: 10ms\n"))
+	faulty := storage.NewFaulty(tt.tbl.FileIO(), 1, storage.Fault{
+		Ops: storage.OpOpen, Path: "default.db/events/bucket-0/data-*", Nth: 2, Times: 1,
+	})
+	in.fileIO = func(context.Context) (storage.FileIO, error) { return faulty, nil }
+	if err := in.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(context.Background())
+	var ids []string
+	errs := 0
+	for {
+		b, ack, err := in.ReadBatch(context.Background())
+		if errors.Is(err, service.ErrEndOfInput) {
+			break
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), "snapshot 2") || !errors.Is(err, storage.ErrInjected) {
+				t.Fatalf("read error %v, want the injected open failure in snapshot 2's plan", err)
+			}
+			errs++
+			continue
+		}
+		for _, m := range b {
+			ids = append(ids, fmt.Sprint(idOf(t, decode(t, m))))
+		}
+		_ = ack(context.Background(), nil)
+	}
+	if got := strings.Join(ids, " "); got != "1 2 3 4 5" || errs != 1 {
+		t.Fatalf("rows %q with %d errors, want 1 2 3 4 5 after one error", got, errs)
 	}
 }
