@@ -211,14 +211,16 @@ func newPartitionRange(partTypes []types.DataType, parts map[string][]byte) (*pa
 				r.nulls[i]++
 				continue
 			}
-			if !javaComparable(v) {
+			if !types.Comparable(v) {
 				r.invalid = true
 				continue
 			}
-			if r.lo[i] == nil || compareValues(v, r.lo[i]) < 0 {
+			// One field's values share a Go type: Compare is ok once
+			// lo and hi are set.
+			if lo, _ := types.Compare(v, r.lo[i]); r.lo[i] == nil || lo < 0 {
 				r.lo[i] = v
 			}
-			if r.hi[i] == nil || compareValues(v, r.hi[i]) > 0 {
+			if hi, _ := types.Compare(v, r.hi[i]); r.hi[i] == nil || hi > 0 {
 				r.hi[i] = v
 			}
 		}
@@ -251,9 +253,15 @@ func (r *partitionRange) mayContain(m *manifest.FileMeta) bool {
 			}
 			continue
 		}
-		allNull := nc != nil && *nc == rowCount
-		ge := !allNull && compareValues(r.lo[i], maxs[i]) <= 0 // max >= lowest deleted value
-		le := !allNull && compareValues(r.hi[i], mins[i]) >= 0 // min <= highest deleted value
+		var ge, le bool // max >= lowest deleted value, min <= highest deleted value
+		if allNull := nc != nil && *nc == rowCount; !allNull {
+			lo, ok1 := types.Compare(r.lo[i], maxs[i])
+			hi, ok2 := types.Compare(r.hi[i], mins[i])
+			if !ok1 || !ok2 {
+				continue // stats of another type than the partitions' match anything
+			}
+			ge, le = lo <= 0, hi >= 0
+		}
 		if r.nulls[i] > 0 {
 			ge, le = ge || isNull, le || isNull
 		}

@@ -1,10 +1,7 @@
 package manifest
 
 import (
-	"bytes"
 	"fmt"
-	"math"
-	"math/big"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -188,23 +185,20 @@ func (c *statsCollector) collect(row []any) error {
 			c.nulls[i]++
 			continue
 		}
-		if !javaComparable(v) {
+		if !types.Comparable(v) {
 			continue
 		}
 		if c.mins[i] == nil {
 			c.mins[i], c.maxs[i] = v, v
 			continue
 		}
-		lo, err := compareValues(v, c.mins[i])
-		if err != nil {
-			return fmt.Errorf("field %d: %w", i, err)
+		lo, ok1 := types.Compare(v, c.mins[i])
+		hi, ok2 := types.Compare(v, c.maxs[i])
+		if !ok1 || !ok2 {
+			return fmt.Errorf("field %d: cannot compare %T with %T", i, v, c.mins[i])
 		}
 		if lo < 0 {
 			c.mins[i] = v
-		}
-		hi, err := compareValues(v, c.maxs[i])
-		if err != nil {
-			return fmt.Errorf("field %d: %w", i, err)
 		}
 		if hi > 0 {
 			c.maxs[i] = v
@@ -221,112 +215,3 @@ func (c *statsCollector) stats() (SimpleStats, error) {
 	return NewStats(c.types, c.mins, c.maxs, counts)
 }
 
-// javaComparable reports whether Java's internal value for v is Comparable.
-func javaComparable(v any) bool {
-	switch v.(type) {
-	case bool, int8, int16, int32, int64, float32, float64, string, types.Decimal, types.Date, types.Time, types.Timestamp:
-		return true
-	}
-	return false
-}
-
-// compareValues orders two values of the same type as Java's compareTo does:
-// Float/Double.compare for floating point (NaN greatest, -0 < +0), unsigned
-// bytes for strings (BinaryString.compareTo), numeric value for decimals.
-func compareValues(a, b any) (int, error) {
-	switch x := a.(type) {
-	case bool:
-		if y, ok := b.(bool); ok {
-			return boolInt(x) - boolInt(y), nil
-		}
-	case int8:
-		if y, ok := b.(int8); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case int16:
-		if y, ok := b.(int16); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case int32:
-		if y, ok := b.(int32); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case int64:
-		if y, ok := b.(int64); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case types.Date:
-		if y, ok := b.(types.Date); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case types.Time:
-		if y, ok := b.(types.Time); ok {
-			return cmpOrdered(x, y), nil
-		}
-	case float32:
-		if y, ok := b.(float32); ok {
-			return javaFloatCompare(float64(x), float64(y)), nil
-		}
-	case float64:
-		if y, ok := b.(float64); ok {
-			return javaFloatCompare(x, y), nil
-		}
-	case string:
-		if y, ok := b.(string); ok {
-			return bytes.Compare([]byte(x), []byte(y)), nil
-		}
-	case types.Timestamp:
-		if y, ok := b.(types.Timestamp); ok {
-			return x.Compare(y), nil
-		}
-	case types.Decimal:
-		if y, ok := b.(types.Decimal); ok && x.Unscaled != nil && y.Unscaled != nil {
-			return decimalRat(x).Cmp(decimalRat(y)), nil
-		}
-	}
-	return 0, fmt.Errorf("cannot compare %T with %T", a, b)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func cmpOrdered[T ~int8 | ~int16 | ~int32 | ~int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// javaFloatCompare is Double.compare: NaN equals itself and is greater than
-// everything, -0.0 is less than 0.0.
-func javaFloatCompare(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	ab, bb := int64(math.Float64bits(a)), int64(math.Float64bits(b))
-	if math.IsNaN(a) {
-		ab = 0x7ff8000000000000
-	}
-	if math.IsNaN(b) {
-		bb = 0x7ff8000000000000
-	}
-	return cmpOrdered(ab, bb)
-}
-
-func decimalRat(d types.Decimal) *big.Rat {
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)
-	if d.Scale < 0 {
-		return new(big.Rat).SetInt(new(big.Int).Mul(d.Unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-d.Scale)), nil)))
-	}
-	return new(big.Rat).SetFrac(d.Unscaled, den)
-}
