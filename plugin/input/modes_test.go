@@ -312,15 +312,31 @@ func TestNackWithoutReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close(context.Background())
-	_, ack, err := in.ReadBatch(context.Background())
-	if err != nil {
-		t.Fatal(err)
+	var acks []service.AckFunc
+	for {
+		_, ack, err := in.ReadBatch(context.Background())
+		if errors.Is(err, service.ErrEndOfInput) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		acks = append(acks, ack)
 	}
-	if err := ack(context.Background(), errors.New("downstream said no")); err != nil {
+	if len(acks) != 2 {
+		t.Fatalf("%d batches, want 2 (snapshots 4 and 5)", len(acks))
+	}
+	if err := acks[0](context.Background(), errors.New("downstream said no")); err != nil {
 		t.Fatal(err)
 	}
 	if pos := tt.consumer("nack"); pos != 5 {
 		t.Fatalf("consumer after a nack without replay: %d, want 5", pos)
+	}
+	if err := acks[1](context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if pos := tt.consumer("nack"); pos != 6 {
+		t.Fatalf("consumer: %d, want 6", pos)
 	}
 }
 

@@ -126,6 +126,14 @@ func TestConsumerWriteFailure(t *testing.T) {
 	if err := ack(context.Background(), nil); err != nil {
 		t.Fatalf("ack returned %v; a failed save surfaces on ReadBatch instead", err)
 	}
+	// The save runs in the ack, or in the reader if it seals the plan after
+	// the ack: wait for it to have failed.
+	for deadline := time.Now().Add(10 * time.Second); !in.consumer.Failing(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the consumer save did not fail")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if _, _, err := in.ReadBatch(context.Background()); err != service.ErrNotConnected {
 		t.Fatalf("ReadBatch while the position cannot be saved: %v, want ErrNotConnected", err)
 	}
