@@ -238,8 +238,12 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 		snap, err = g.resolve(ctx, id, msgs, err)
 	}
 	g.met.commitLatency.Timing(time.Since(start).Nanoseconds())
-	if n := attempts.n.Load(); n > 1 {
+	// A failed snapshot create is followed by another attempt (or a look-up
+	// that found it), except the last one of a commit that failed.
+	if n := attempts.failed.Load(); err != nil && n > 0 {
 		g.met.commitRetries.Incr(n - 1)
+	} else if n > 0 {
+		g.met.commitRetries.Incr(n)
 	}
 
 	res := commitResult{snap: snap, err: err}

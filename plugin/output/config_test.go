@@ -468,3 +468,27 @@ create_table:
 		t.Errorf("row %#v, %v", row, err)
 	}
 }
+
+func TestParseMaintenance(t *testing.T) {
+	c, err := parse(t, "warehouse: /lake\ntable: events\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Maintenance != (Maintenance{Enabled: true, Interval: DefaultMaintenanceInterval}) || !c.Maintenance.active() {
+		t.Errorf("default maintenance %+v", c.Maintenance)
+	}
+	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false, interval: 5m}\ncompaction: {enabled: true}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Maintenance != (Maintenance{Interval: 5 * time.Minute, Compaction: true}) || !c.Maintenance.active() {
+		t.Errorf("maintenance %+v", c.Maintenance)
+	}
+	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false}\n")
+	if err != nil || c.Maintenance.active() {
+		t.Errorf("maintenance %+v, %v", c.Maintenance, err)
+	}
+	if _, err := parse(t, "warehouse: /lake\ntable: events\nmaintenance: {interval: -1s}\n"); err == nil {
+		t.Error("negative interval accepted")
+	}
+}

@@ -9,12 +9,14 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
-// attemptCounter counts the exclusive creates of snapshot files made with a
-// context that carries it: one per commit attempt of the Committer, so
-// attempts beyond the first are the commit's retries. The committer does
-// not report its retries, and every attempt ends in exactly one
-// WriteExclusive of snapshot/snapshot-<id> (FileStoreCommitImpl.tryCommitOnce).
-type attemptCounter struct{ n atomic.Int64 }
+// attemptCounter counts the failed exclusive creates of snapshot files
+// made with a context that carries it. Every attempt of the Committer ends
+// in one WriteExclusive of snapshot/snapshot-<id>
+// (FileStoreCommitImpl.tryCommitOnce); when it fails (another writer took
+// the id, or storage failed) the Committer retries, after looking for its
+// own snapshot if the outcome was unknown. The Committer does not report
+// its retries itself, so this is how the output counts them.
+type attemptCounter struct{ failed atomic.Int64 }
 
 type attemptCounterKey struct{}
 
@@ -23,17 +25,21 @@ func withAttemptCounter(ctx context.Context, c *attemptCounter) context.Context 
 }
 
 // countingFileIO is the output's FileIO: it passes every call through and
-// counts snapshot creates for the attemptCounter in the call's context.
+// counts failed snapshot creates for the attemptCounter in the call's
+// context.
 type countingFileIO struct {
 	storage.FileIO
 }
 
-// WriteExclusive counts the call when it creates a snapshot file.
+// WriteExclusive counts the call when it fails to create a snapshot file.
 func (f countingFileIO) WriteExclusive(ctx context.Context, p string, data []byte) error {
-	if c, ok := ctx.Value(attemptCounterKey{}).(*attemptCounter); ok && strings.Contains(p, "/snapshot/snapshot-") {
-		c.n.Add(1)
+	err := f.FileIO.WriteExclusive(ctx, p, data)
+	if err != nil && strings.Contains(p, "/snapshot/snapshot-") {
+		if c, ok := ctx.Value(attemptCounterKey{}).(*attemptCounter); ok {
+			c.failed.Add(1)
+		}
 	}
-	return f.FileIO.WriteExclusive(ctx, p, data)
+	return err
 }
 
 // recordingFileIO remembers the path of every file a batch's TableWriter

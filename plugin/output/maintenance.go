@@ -97,7 +97,9 @@ func (m *maintainer) close() {
 // runOnce does what the table's options and the config ask for.
 func (m *maintainer) runOnce(ctx context.Context) {
 	if err := m.tbl.Refresh(ctx); err != nil {
-		m.log.Warnf("Maintenance of table %s skipped: %v", m.tbl.Path(), err)
+		if ctx.Err() == nil {
+			m.log.Warnf("Maintenance of table %s skipped: %v", m.tbl.Path(), err)
+		}
 		return
 	}
 	opts := m.tbl.Schema().Opts()
@@ -111,6 +113,9 @@ func (m *maintainer) runOnce(ctx context.Context) {
 
 		now := time.Now()
 		due, err := maintain.PartitionExpiryDue(opts, m.lastPartitionCheck, now)
+		if ctx.Err() != nil {
+			return
+		}
 		if err != nil {
 			m.log.Warnf("Partition expiry of table %s: %v", m.tbl.Path(), err)
 		} else if due {

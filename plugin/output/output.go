@@ -264,14 +264,12 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	if err != nil {
 		return err
 	}
-	var bErr *service.BatchError
-	failed := 0
+	// Per-message failures, reported together as one BatchError.
+	var failedIdx []int
+	var failedErr []error
 	fail := func(i int, err error) {
-		if bErr == nil {
-			bErr = service.NewBatchError(batch, errors.New("messages could not be written to the paimon table"))
-		}
-		bErr.Failed(i, err)
-		failed++
+		failedIdx = append(failedIdx, i)
+		failedErr = append(failedErr, err)
 	}
 	for i, e := range msgErrs {
 		if e != nil {
@@ -280,29 +278,30 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	}
 
 	req, files, err := o.write(ctx, c, st, rows, msgErrs, fail)
-	if failed > 0 {
-		o.met.rowsRejected.Incr(int64(failed))
+	if len(failedIdx) > 0 {
+		o.met.rowsRejected.Incr(int64(len(failedIdx)))
 	}
 	if err != nil {
 		return err
 	}
-	if req == nil { // every message failed, or an empty batch: nothing to commit
-		if bErr != nil {
-			return bErr
+	if req != nil { // nil: every message failed, or an empty batch; nothing to commit
+		res := c.committer.submit(ctx, req)
+		if res.err != nil {
+			if res.definite {
+				deleteFiles(context.WithoutCancel(ctx), c.tbl.FileIO(), files)
+			}
+			return res.err
 		}
+	}
+	if len(failedIdx) == 0 {
 		return nil
 	}
-	res := c.committer.submit(ctx, req)
-	if res.err != nil {
-		if res.definite {
-			deleteFiles(context.WithoutCancel(ctx), c.tbl.FileIO(), files)
-		}
-		return res.err
+	bErr := service.NewBatchError(batch, fmt.Errorf("%d of %d messages cannot be written to table %s (the others were committed); the first: %w",
+		len(failedIdx), len(batch), o.conf.Table, failedErr[0]))
+	for k, i := range failedIdx {
+		bErr.Failed(i, failedErr[k])
 	}
-	if bErr != nil {
-		return bErr
-	}
-	return nil
+	return bErr
 }
 
 // convert turns the batch into rows of one schema. msgErrs[i] is set for

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// exampleFiles returns the repository's examples/*.yaml.
+func exampleFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(e2eRepoRoot(t), "examples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 5 {
+		t.Fatalf("only %d examples: %v", len(files), files)
+	}
+	return files
+}
+
+// runBinary runs benthos-paimon with args in dir and returns its exit code
+// and combined output.
+func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e2eBinary(t), args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String()
+	}
+	t.Fatalf("run %v: %v\n%s", args, err, out.String())
+	return -1, ""
+}
+
+// TestExamplesLint: `benthos-paimon lint examples/*.yaml` passes.
+func TestExamplesLint(t *testing.T) {
+	files := exampleFiles(t)
+	code, out := runBinary(t, e2eRepoRoot(t), time.Minute, append([]string{"lint"}, files...)...)
+	if code != 0 {
+		t.Errorf("lint exited %d:\n%s", code, out)
+	}
+}
+
+// TestBrokenConfigLintFails: lint reports a misspelled field and a broken
+// field combination of the paimon output, with exit code 1.
+func TestBrokenConfigLintFails(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	err := os.WriteFile(bad, []byte(`
+input:
+  stdin: {}
+output:
+  paimon:
+    warehouse: /tmp/lake
+    table: events
+    create_table:
+      enabled: true
+      partiton_keys: [ dt ]
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := runBinary(t, t.TempDir(), time.Minute, "lint", bad)
+	if code != 1 {
+		t.Errorf("lint exited %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"field partiton_keys not recognised", "create_table.schema is required when create_table.enabled is true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestExamplesBuild: every example also passes the plugins' own parsing
+// (what lint cannot check: types parse, keys are columns), by building it
+// as a stream without running it.
+func TestExamplesBuild(t *testing.T) {
+	for _, f := range exampleFiles(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb := service.NewStreamBuilder()
+			sb.SetEnvVarLookupFunc(func(string) (string, bool) { return "", false })
+			if err := sb.SetYAML(string(data)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sb.Build(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestDemoCommand runs `benthos-paimon demo` (what `make run` runs) for a
+// few seconds and finds its table with rows, and the hint on how to read
+// it.
+func TestDemoCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for 6 s")
+	}
+	dir := t.TempDir()
+	code, out := runBinary(t, dir, time.Minute, "demo", "--duration", "6s")
+	if code != 0 {
+		t.Fatalf("demo exited %d:\n%s", code, out)
+	}
+	for _, want := range []string{"Created table demo.payments", "rows/s", "examples/paimon_to_stdout.yaml"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+	tbl, rows := readTable(t, filepath.Join(dir, "warehouse"), "demo", "payments")
+	if len(rows) < 1000 {
+		t.Errorf("demo wrote %d rows in 6 s", len(rows))
+	}
+	if got := tbl.Schema().PartitionKeys; len(got) != 1 || got[0] != "dt" {
+		t.Errorf("partition keys %v", got)
+	}
+}

@@ -1,0 +1,88 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// TestOutputMaintenance: with maintenance after every commit, old snapshots
+// expire as the table's options ask, and with compaction on, small files
+// are compacted in COMPACT snapshots of the maintenance user; every row is
+// still there exactly once.
+func TestOutputMaintenance(t *testing.T) {
+	const n = 20_000
+	wh := t.TempDir()
+	sb := service.NewStreamBuilder()
+	if err := sb.SetLoggerYAML("level: warn"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddOutputYAML(fmt.Sprintf(`
+paimon:
+    warehouse: %s
+    table: events
+    create_table:
+      enabled: true
+      schema:
+        - { name: id, type: BIGINT NOT NULL }
+        - { name: user, type: STRING }
+        - { name: amount, type: "DECIMAL(10, 2)" }
+        - { name: ts, type: TIMESTAMP(3) WITH LOCAL TIME ZONE }
+        - { name: dt, type: STRING NOT NULL }
+      partition_keys: [ dt ]
+      options:
+        snapshot.num-retained.min: 2
+        snapshot.num-retained.max: 4
+        compaction.min.file-num: 3
+    maintenance:
+      interval: 0s
+    compaction:
+      enabled: true
+    max_in_flight: 1
+    batching:
+      count: 500
+      period: 100ms
+`, wh)); err != nil {
+		t.Fatal(err)
+	}
+	runStream(t, sb, 2*time.Minute)
+
+	tbl, rows := readTable(t, wh, "default", "events")
+	checkEvents(t, tbl, rows, n)
+	ctx := context.Background()
+	ids, err := tbl.Snapshots().ListIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) > 4+1 || ids[0] == 1 { // +1: a commit may land after the last maintenance run
+		t.Errorf("snapshots %v left, want at most 4 and the first ones expired", ids)
+	}
+	compacts := 0
+	for id := ids[0]; id <= ids[len(ids)-1]; id++ {
+		s, err := tbl.Snapshots().Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CommitKind == "COMPACT" {
+			compacts++
+			if s.CommitUser != "benthos-paimon-default.events-maintenance" {
+				t.Errorf("COMPACT snapshot %d by %s", id, s.CommitUser)
+			}
+		}
+	}
+	snap, _ := tbl.Snapshots().Latest(ctx)
+	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 40 batches of 500 rows over 5 days would leave about 45 files.
+	if len(live) >= 40 {
+		t.Errorf("%d live files after compaction (%d COMPACT snapshots retained)", len(live), compacts)
+	}
+}
