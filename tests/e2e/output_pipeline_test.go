@@ -213,12 +213,12 @@ func TestOutputHundredThousandRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]float64{
-		"paimon_rows_written":      n,
-		"paimon_commits":           float64(latest.ID),
-		"paimon_last_snapshot_id":  float64(latest.ID),
-		"paimon_files_written":     float64(len(live)),
-		"paimon_commit_failures":   -1, // never incremented
-		"paimon_rows_rejected":     -1,
+		"paimon_rows_written":     n,
+		"paimon_commits":          float64(latest.ID),
+		"paimon_last_snapshot_id": float64(latest.ID),
+		"paimon_files_written":    float64(len(live)),
+		"paimon_commit_failures":  -1, // never incremented
+		"paimon_rows_rejected":    -1,
 	} {
 		if got := met.get(t, name); got != want {
 			t.Errorf("metric %s = %v, want %v", name, got, want)
