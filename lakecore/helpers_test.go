@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -36,7 +37,7 @@ func openFixture(t testing.TB, fixture, table string) *lakecore.Table {
 func renderRows(rows [][]any) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = scantest.Render([]any(r))
+		out[i] = fixturetest.Render([]any(r))
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -125,7 +126,7 @@ func FuzzDecode(f *testing.F) {
 	if row, err := binrow.Encode(fieldTypes, values); err == nil {
 		f.Add(row)
 	}
-	if _, err := findFixtureRoot(); err == nil {
+	if _, err := fixturetest.Root(); err == nil {
 		rows, _ := collectFixtureRows(f)
 		for _, r := range rows {
 			f.Add(r.data[4:])

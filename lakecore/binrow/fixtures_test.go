@@ -16,42 +16,9 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
-
-// findFixtureRoot locates shared/fixtures/paimon beside the repository
-// clone: the directory holding go.mod, then ../shared/fixtures/paimon.
-func findFixtureRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(root); err != nil {
-		return "", fmt.Errorf("Paimon fixtures not found at %s (they sit beside the clone in CI)", root)
-	}
-	return root, nil
-}
-
-// fixtureRoot is findFixtureRoot for tests, which skip without fixtures.
-func fixtureRoot(tb testing.TB) string {
-	tb.Helper()
-	root, err := findFixtureRoot()
-	if err != nil {
-		tb.Skip(err)
-	}
-	return root
-}
 
 // tableSchema is the part of schema/schema-N these tests need; the schema
 // package is not used on purpose.
@@ -120,7 +87,7 @@ var rustSampleTypes = &rowTypes{
 
 func loadFixtureTables(tb testing.TB) []*fixtureTable {
 	tb.Helper()
-	root := fixtureRoot(tb)
+	root := fixturetest.Dir(tb)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		tb.Fatal(err)

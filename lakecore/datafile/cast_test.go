@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -135,8 +136,8 @@ func TestCastValues(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cast %v: %v", tc.in, err)
 			}
-			if g, w := rdRender(got), rdRender(tc.want); g != w {
-				t.Errorf("cast %s %s to %s = %s, want %s", tc.from, rdRender(tc.in), tc.to, g, w)
+			if g, w := fixturetest.Render(got), fixturetest.Render(tc.want); g != w {
+				t.Errorf("cast %s %s to %s = %s, want %s", tc.from, fixturetest.Render(tc.in), tc.to, g, w)
 			}
 		})
 	}
@@ -156,7 +157,7 @@ func TestCastRowByFieldID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := rdRender(got), rdRender([]any{"five", int64(5), nil}); g != w {
+	if g, w := fixturetest.Render(got), fixturetest.Render([]any{"five", int64(5), nil}); g != w {
 		t.Errorf("row cast = %s, want %s", g, w)
 	}
 }

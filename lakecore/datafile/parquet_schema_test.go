@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -17,7 +18,7 @@ import (
 // repetition, decimal scale/precision, lengths and field ids, including the
 // synthetic LIST/MAP ids and absent ids on the repeated groups).
 func TestSchemaMatchesJavaFixtures(t *testing.T) {
-	fx := writerFixturesDir(t)
+	fx := fixturetest.Dir(t)
 	tables, err := filepath.Glob(filepath.Join(fx, "cpp-java1*", "warehouse", "default.db", "*"))
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no fixture tables: %v", err)

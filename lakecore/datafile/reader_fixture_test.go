@@ -7,41 +7,16 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
-
-// readerFixtureRoot returns shared/fixtures/paimon beside the repository root (the
-// directory holding go.mod), or skips the test when the fixtures are absent.
-func readerFixtureRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Paimon fixtures not found at %s", root)
-	}
-	return root
-}
 
 // readerFixture is one Java-written table of the fixtures.
 type readerFixture struct {
@@ -51,7 +26,7 @@ type readerFixture struct {
 
 func openReaderFixture(t testing.TB, fixture, table string) readerFixture {
 	t.Helper()
-	fio, err := storage.NewLocal(filepath.Join(readerFixtureRoot(t), fixture, "warehouse"))
+	fio, err := storage.NewLocal(filepath.Join(fixturetest.Dir(t), fixture, "warehouse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,44 +83,10 @@ func (ft readerFixture) read(t testing.TB, file string, fileFields, tableFields 
 	return rows
 }
 
-// rdRender writes a value with its Go type, exactly: decimals with their scale,
-// timestamps to the nanosecond, nested values recursively.
-func rdRender(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case types.Decimal:
-		return "dec:" + x.String()
-	case types.Timestamp:
-		return fmt.Sprintf("ts:%s(%d+%d)", x.Time().Format("2006-01-02T15:04:05.000000000"), x.Millis, x.NanoOfMilli)
-	case types.Date:
-		return fmt.Sprintf("date:%d", int32(x))
-	case types.Time:
-		return fmt.Sprintf("time:%d", int32(x))
-	case []byte:
-		return fmt.Sprintf("bytes:%q", x)
-	case string:
-		return fmt.Sprintf("%q", x)
-	case []any:
-		parts := make([]string, len(x))
-		for i, e := range x {
-			parts[i] = rdRender(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case types.Map:
-		parts := make([]string, len(x.Keys))
-		for i := range x.Keys {
-			parts[i] = rdRender(x.Keys[i]) + ": " + rdRender(x.Values[i])
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return fmt.Sprintf("%T(%v)", v, v)
-}
-
 func rdRenderRows(rows [][]any) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = rdRender(r)
+		out[i] = fixturetest.Render(r)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -49,7 +50,7 @@ func TestReadWriterRoundTrip(t *testing.T) {
 			t.Fatal(codec, err)
 		}
 		for i := range want {
-			if g, w := rdRender(got[i]), rdRender(want[i]); g != w {
+			if g, w := fixturetest.Render(got[i]), fixturetest.Render(want[i]); g != w {
 				t.Fatalf("%s row %d: %s != %s", codec, i, g, w)
 			}
 		}

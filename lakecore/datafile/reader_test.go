@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -273,7 +274,7 @@ func TestReadParquetGoFiles(t *testing.T) {
 					t.Fatalf("read %d rows, want %d", len(got), n)
 				}
 				for i := range got {
-					if g, w := rdRender(got[i]), rdRender(want[i]); g != w {
+					if g, w := fixturetest.Render(got[i]), fixturetest.Render(want[i]); g != w {
 						t.Fatalf("batch %d, row %d:\n got %s\nwant %s", batch, i, g, w)
 					}
 				}
@@ -293,7 +294,7 @@ func TestReadParquetGoFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range got {
-				if g, w := rdRender(got[i]), rdRender([]any{want[i][17], want[i][4], want[i][0]}); g != w {
+				if g, w := fixturetest.Render(got[i]), fixturetest.Render([]any{want[i][17], want[i][4], want[i][0]}); g != w {
 					t.Fatalf("projected row %d:\n got %s\nwant %s", i, g, w)
 				}
 			}
@@ -347,7 +348,7 @@ func TestReadNestedEvolution(t *testing.T) {
 			vals[j] = types.NewDecimal(int64(v.(int32))*10, 1)
 		}
 		exp := []any{points, pt, types.Map{Keys: attrs.Keys, Values: vals}, nil, fmt.Sprint(i)}
-		if g, w := rdRender(row), rdRender(exp); g != w {
+		if g, w := fixturetest.Render(row), fixturetest.Render(exp); g != w {
 			t.Fatalf("row %d:\n got %s\nwant %s", i, g, w)
 		}
 	}
@@ -583,7 +584,7 @@ func TestReadMultiset(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range got {
-		if g, w := rdRender(got[i][0]), rdRender(want[i][15]); g != w {
+		if g, w := fixturetest.Render(got[i][0]), fixturetest.Render(want[i][15]); g != w {
 			t.Fatalf("row %d: got %s, want %s", i, g, w)
 		}
 	}

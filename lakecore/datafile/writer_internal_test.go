@@ -17,33 +17,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
-
-// writerFixturesDir returns shared/fixtures/paimon beside the repository
-// root, skipping the test when the fixtures are absent.
-func writerFixturesDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(fx); err != nil {
-		t.Skipf("fixtures not found at %s", fx)
-	}
-	return fx
-}
 
 // readFooter decodes the raw footer of a Parquet file into the writer's
 // footer mirror, which keeps field ids of 0 distinguishable from absent.
@@ -495,7 +471,7 @@ func wExpectedValue(t types.DataType, v any) any {
 // (including negative nanos-of-day before 1970), FIXED_LEN_BYTE_ARRAY
 // decimals, TINYINT/SMALLINT, MAP<ARRAY<FLOAT>, ROW<...>> shredding.
 func TestWriteMatchesJavaFixtureData(t *testing.T) {
-	fx := writerFixturesDir(t)
+	fx := fixturetest.Dir(t)
 	tables, err := filepath.Glob(filepath.Join(fx, "cpp-java1*", "warehouse", "default.db", "*"))
 	if err != nil || len(tables) == 0 {
 		t.Fatalf("no fixture tables: %v", err)

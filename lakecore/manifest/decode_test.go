@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 )
 
@@ -21,7 +22,7 @@ func TestDecodeEveryFixtureFile(t *testing.T) {
 	var lists, manifests, indexes, orc int
 	for _, p := range manifestFiles(t) {
 		name := filepath.Base(p)
-		rel := strings.TrimPrefix(p, fixtureRoot(t)+string(filepath.Separator))
+		rel := strings.TrimPrefix(p, fixturetest.Dir(t)+string(filepath.Separator))
 		data := readFile(t, p)
 		t.Run(rel, func(t *testing.T) {
 			if strings.Contains(p, "orc-manifest") {
@@ -135,7 +136,7 @@ func checkFileMeta(t *testing.T, dir string, m manifest.FileMeta) {
 // TestRustJava08Samples asserts the values of the Paimon <= 0.8 snappy files
 // (fixtures README §9).
 func TestRustJava08Samples(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "rust-java08-manifest-samples", "manifest")
+	dir := filepath.Join(fixturetest.Dir(t), "rust-java08-manifest-samples", "manifest")
 	metas, err := manifest.DecodeFileMetas(readFile(t, filepath.Join(dir, "manifest-list-5c7399a0-46ae-4a5e-9c13-3ab07212cdb6-0")))
 	if err != nil {
 		t.Fatal(err)
@@ -175,7 +176,7 @@ func TestRustJava08Samples(t *testing.T) {
 // TestComplexTypesManifestListRecord asserts the Paimon 1.1 manifest-list
 // record quoted in paimon-format.md §5 and the stats bytes of §7.4(c).
 func TestComplexTypesManifestListRecord(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data", "manifest")
+	dir := filepath.Join(fixturetest.Dir(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data", "manifest")
 	metas, err := manifest.DecodeFileMetas(readFile(t, filepath.Join(dir, "manifest-list-3f657391-04c4-4dc3-8a2c-1fb7b41dd807-0")))
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +224,7 @@ func TestComplexTypesManifestListRecord(t *testing.T) {
 // TestTimestampsNullCounts checks the 1.3-SNAPSHOT value stats of
 // paimon-format.md §6.3: null counts [0,0,2,1,0,1,0,1], header byte 1 0x88.
 func TestTimestampsNullCounts(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "cpp-java13snap-append-unaware-timestamps", "warehouse", "default.db",
+	dir := filepath.Join(fixturetest.Dir(t), "cpp-java13snap-append-unaware-timestamps", "warehouse", "default.db",
 		"append_with_multiple_ts_precision_and_timezone", "manifest")
 	entries, err := manifest.DecodeEntries(readFile(t, filepath.Join(dir, "manifest-ed1bcdf9-ebcf-4853-80b8-e63189d2bfad-0")))
 	if err != nil {
@@ -251,7 +252,7 @@ func TestTimestampsNullCounts(t *testing.T) {
 
 // TestFileIndexExtraFiles checks _EXTRA_FILES of the 1.2 file-index fixture.
 func TestFileIndexExtraFiles(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "cpp-java12-append-unaware-file-index", "warehouse", "default.db", "append_with_bitmap_no_embedding", "manifest")
+	dir := filepath.Join(fixturetest.Dir(t), "cpp-java12-append-unaware-file-index", "warehouse", "default.db", "append_with_bitmap_no_embedding", "manifest")
 	entries, err := manifest.DecodeEntries(readFile(t, filepath.Join(dir, "manifest-6ac3eb4e-8b98-4ad5-8d1a-833cf2cea7fa-0")))
 	if err != nil {
 		t.Fatal(err)

@@ -9,32 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// fixtureRoot returns shared/fixtures/paimon beside the repository (the
-// directory holding go.mod), skipping the test if it is absent.
-func fixtureRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("fixtures: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("fixtures not found at %s (CI keeps them beside the clone)", root)
-	}
-	return root
-}
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+)
 
 // fixtureTable is one Java-written table among the fixtures.
 type fixtureTable struct {
@@ -44,7 +21,7 @@ type fixtureTable struct {
 
 // tables lists the fixture tables with Avro manifests (not the ORC one).
 func tables(t testing.TB) []fixtureTable {
-	root := fixtureRoot(t)
+	root := fixturetest.Dir(t)
 	dirs, err := filepath.Glob(filepath.Join(root, "*", "warehouse", "default.db", "*"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +43,7 @@ func tables(t testing.TB) []fixtureTable {
 // manifestFiles returns every file under a manifest/ directory of the
 // fixtures, Avro or not.
 func manifestFiles(t testing.TB) []string {
-	root := fixtureRoot(t)
+	root := fixturetest.Dir(t)
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 )
 
@@ -25,7 +26,7 @@ func classified(err error) bool {
 // seedFiles adds the fixture files whose name has prefix (and not
 // "manifest-list-" unless asked) plus encodings of our own.
 func seedFiles(f *testing.F, prefix string, own ...[]byte) {
-	root := fixtureRoot(f)
+	root := fixturetest.Dir(f)
 	for _, p := range manifestFiles(f) {
 		name := filepath.Base(p)
 		if !strings.HasPrefix(name, prefix) || (prefix == "manifest-" && strings.HasPrefix(name, "manifest-list-")) {

@@ -8,13 +8,14 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
 func pk09(t *testing.T) (storage.FileIO, string) {
 	t.Helper()
-	wh := filepath.Join(fixtureRoot(t), "cpp-java09-pk-table-avro-manifest-reference", "warehouse")
+	wh := filepath.Join(fixturetest.Dir(t), "cpp-java09-pk-table-avro-manifest-reference", "warehouse")
 	fio, err := storage.NewLocal(wh)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestDecodeIndexManifestFixtures(t *testing.T) {
 		t.Errorf("index manifest 1:\n got %+v\nwant %+v", got, want)
 	}
 
-	data := readFile(t, filepath.Join(fixtureRoot(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse", "default.db",
+	data := readFile(t, filepath.Join(fixturetest.Dir(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse", "default.db",
 		"test_pk_global_index_golden", "manifest", "index-manifest-9280e97a-019f-4a95-b519-3bef0eae422a-0"))
 	g, err := manifest.DecodeIndexEntries(data)
 	if err != nil {
@@ -107,7 +108,7 @@ func TestReadDeletionVectorsFixture(t *testing.T) {
 		}
 	}
 	// The 2.0 fixture's index manifest has only global indexes, no DVs.
-	wh := filepath.Join(fixtureRoot(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse")
+	wh := filepath.Join(fixturetest.Dir(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse")
 	fio2, err := storage.NewLocal(wh)
 	if err != nil {
 		t.Fatal(err)

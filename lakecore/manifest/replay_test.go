@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
@@ -131,7 +132,7 @@ func TestReplaySnapshots(t *testing.T) {
 // TestReplayCompactionFileSource checks the COMPACT snapshot 4 of the 1.1
 // fixed-bucket fixture: 3 DELETEs and 1 ADD whose file has _FILE_SOURCE=1.
 func TestReplayCompactionFileSource(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data")
+	dir := filepath.Join(fixturetest.Dir(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data")
 	s := readSnapshot(t, dir, 4)
 	metas, err := manifest.DecodeFileMetas(readFile(t, filepath.Join(dir, "manifest", s.DeltaManifestList)))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hamba/avro/v2/ocf"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 )
 
@@ -175,7 +176,7 @@ func TestRoundTripFixtures(t *testing.T) {
 // Java's empty base list (1006 bytes with the 1.4+ schema) except for the
 // random 16-byte sync marker.
 func TestEmptyManifestListMatchesJava(t *testing.T) {
-	java := readFile(t, filepath.Join(fixtureRoot(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse", "default.db",
+	java := readFile(t, filepath.Join(fixturetest.Dir(t), "paimon-java20snap-pk-table-manifest-reference", "warehouse", "default.db",
 		"test_pk_global_index_golden", "manifest", "manifest-list-fc40d98d-57e5-4aec-9cc5-7c647c40eb30-0"))
 	ours, err := manifest.EncodeFileMetas(nil, manifest.Codec{})
 	if err != nil {

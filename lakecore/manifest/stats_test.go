@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -142,7 +143,7 @@ func checkEntryStats(t *testing.T, table string, partTypes []types.DataType, e m
 
 // TestComplexTypesValueStats decodes the stats of paimon-format.md §7.4(c).
 func TestComplexTypesValueStats(t *testing.T) {
-	dir := filepath.Join(fixtureRoot(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data")
+	dir := filepath.Join(fixturetest.Dir(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse", "default.db", "append_complex_data")
 	entries, err := manifest.DecodeEntries(readFile(t, filepath.Join(dir, "manifest", "manifest-f0b7a2bd-cad4-48c9-9464-516aabdd3e66-0")))
 	if err != nil {
 		t.Fatal(err)

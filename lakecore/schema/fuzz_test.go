@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 )
 
@@ -13,7 +14,7 @@ import (
 // it must not panic, every error must wrap ErrInvalidSchema, and whatever
 // parses must survive Validate and a Marshal/Parse/Marshal round trip.
 func FuzzParseSchema(f *testing.F) {
-	for _, p := range schema.FixtureFiles(f, "schema/schema-*") {
+	for _, p := range fixturetest.Files(f, "schema/schema-*") {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -4,11 +4,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 )
 
 func benchSchema(b *testing.B) []byte {
-	files := schema.FixtureFiles(b, "schema/schema-*")
+	files := fixturetest.Files(b, "schema/schema-*")
 	data, err := os.ReadFile(files[1]) // the nested-types schema
 	if err != nil {
 		b.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -15,8 +16,8 @@ import (
 // TestFixtureRoundTrip parses every Java-written schema file and requires
 // Marshal to reproduce it byte for byte.
 func TestFixtureRoundTrip(t *testing.T) {
-	for _, f := range schema.FixtureFiles(t, "schema/schema-*") {
-		t.Run(schema.FixtureName(t, f), func(t *testing.T) {
+	for _, f := range fixturetest.Files(t, "schema/schema-*") {
+		t.Run(fixturetest.Name(t, f), func(t *testing.T) {
 			want, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -41,8 +42,8 @@ func TestFixtureRoundTrip(t *testing.T) {
 // be the iteration order of a HashMap copied from a map with that order
 // (Schema's and generateTableSchema's new HashMap<>(options)).
 func TestFixtureJavaHashMapOrder(t *testing.T) {
-	for _, f := range schema.FixtureFiles(t, "schema/schema-*") {
-		t.Run(schema.FixtureName(t, f), func(t *testing.T) {
+	for _, f := range fixturetest.Files(t, "schema/schema-*") {
+		t.Run(fixturetest.Name(t, f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -76,7 +77,7 @@ func TestFixtureJavaHashMapOrder(t *testing.T) {
 
 func readFixture(t *testing.T, fixture, table, name string) *schema.TableSchema {
 	t.Helper()
-	data, err := os.ReadFile(schema.FixturesDir(t) + "/" + fixture + "/warehouse/default.db/" + table + "/schema/" + name)
+	data, err := os.ReadFile(fixturetest.Dir(t) + "/" + fixture + "/warehouse/default.db/" + table + "/schema/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

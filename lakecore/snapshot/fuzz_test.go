@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
@@ -14,7 +15,7 @@ import (
 // re-marshals to bytes that parse to the same bytes again, both as parsed
 // and as a fresh snapshot.
 func FuzzParseSnapshot(f *testing.F) {
-	for _, p := range snapshot.FixtureFiles(f, "snapshot/snapshot-*") {
+	for _, p := range fixturetest.Files(f, "snapshot/snapshot-*") {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

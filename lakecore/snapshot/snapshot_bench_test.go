@@ -5,11 +5,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
 func BenchmarkParse(b *testing.B) {
-	data, err := os.ReadFile(snapshot.FixtureFiles(b, "snapshot/snapshot-*")[0])
+	data, err := os.ReadFile(fixturetest.Files(b, "snapshot/snapshot-*")[0])
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
@@ -17,8 +18,8 @@ func ptr[T any](v T) *T { return &v }
 // 2.0) and requires Marshal to reproduce it byte for byte, keys that only
 // some versions write included.
 func TestFixtureRoundTrip(t *testing.T) {
-	for _, f := range snapshot.FixtureFiles(t, "snapshot/snapshot-*") {
-		t.Run(snapshot.FixtureName(t, f), func(t *testing.T) {
+	for _, f := range fixturetest.Files(t, "snapshot/snapshot-*") {
+		t.Run(fixturetest.Name(t, f), func(t *testing.T) {
 			want, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -40,7 +41,7 @@ func TestFixtureRoundTrip(t *testing.T) {
 
 func readFixture(t *testing.T, fixture, table string, id string) *snapshot.Snapshot {
 	t.Helper()
-	data, err := os.ReadFile(snapshot.FixturesDir(t) + "/" + fixture + "/warehouse/default.db/" + table + "/snapshot/snapshot-" + id)
+	data, err := os.ReadFile(fixturetest.Dir(t) + "/" + fixture + "/warehouse/default.db/" + table + "/snapshot/snapshot-" + id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,36 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 )
 
-// fixtureFiles returns the Java-written schema and snapshot files of
-// shared/fixtures/paimon beside the repository root, or skips.
+// fixtureFiles returns the Java-written schema and snapshot files of the
+// fixtures, or skips.
 func fixtureFiles(t testing.TB) []string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("repository root not found")
-		}
-		dir = filepath.Dir(dir)
-	}
-	var files []string
-	for _, g := range []string{"schema/schema-*", "snapshot/snapshot-*"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", "shared", "fixtures", "paimon", "*", "warehouse", "*", "*", g))
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Skip("fixtures not found beside the repository (shared/fixtures/paimon)")
-	}
-	return files
+	return append(fixturetest.Files(t, "schema/schema-*"), fixturetest.Files(t, "snapshot/snapshot-*")...)
 }
 
 func compact(t testing.TB, b []byte) []byte {

@@ -1,0 +1,137 @@
+// Package fixturetest locates the Java-written Paimon tables the tests
+// compare lakecore with (shared/fixtures/paimon beside the repository
+// clone; its README lists the expected rows) and renders rows for exact
+// comparison. It is imported by tests only.
+package fixturetest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// RepoRoot returns the repository root: the nearest directory at or above
+// the working directory (a test's package directory) that holds go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("repository root: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("repository root: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Root returns shared/fixtures/paimon beside the repository root, or an
+// error when it is absent. For tests that go on without fixtures (fuzz
+// seeds); others use Dir.
+func Root() (string, error) {
+	repo, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	root := filepath.Join(repo, "..", "shared", "fixtures", "paimon")
+	if _, err := os.Stat(root); err != nil {
+		return "", fmt.Errorf("fixtures not found at %s (CI keeps them beside the clone)", root)
+	}
+	return root, nil
+}
+
+// Dir returns shared/fixtures/paimon beside the repository root, or skips
+// the test when the fixtures are absent.
+func Dir(t testing.TB) string {
+	t.Helper()
+	root, err := Root()
+	if err != nil {
+		t.Skip(err)
+	}
+	return root
+}
+
+// Warehouse returns the warehouse directory of one fixture,
+// shared/fixtures/paimon/<fixture>/warehouse, or skips the test when it is
+// absent. Tests must not write into it.
+func Warehouse(t testing.TB, fixture string) string {
+	t.Helper()
+	dir := filepath.Join(Dir(t), fixture, "warehouse")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("Paimon fixture %s not found at %s", fixture, dir)
+	}
+	return dir
+}
+
+// Files returns, sorted, the files matching glob below the table directory
+// of every fixture (<fixture>/warehouse/<db>.db/<table>/<glob>, e.g.
+// "schema/schema-*"). It skips the test without fixtures and fails it when
+// nothing matches.
+func Files(t testing.TB, glob string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(Dir(t), "*", "warehouse", "*", "*", glob))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no fixture files match %s", glob)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// Name shortens a fixture file path to its path below the fixtures, for
+// sub-test names.
+func Name(t testing.TB, path string) string {
+	rel, err := filepath.Rel(Dir(t), path)
+	if err != nil {
+		return path
+	}
+	return rel
+}
+
+// Render writes a value with its Go type, exactly, for comparing rows:
+// decimals with their scale, timestamps to the nanosecond, nested values
+// recursively. Two values render alike only if they are the same value of
+// the same Go type.
+func Render(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case types.Decimal:
+		return "dec:" + x.String()
+	case types.Timestamp:
+		return fmt.Sprintf("ts:%s(%d+%d)", x.Time().Format("2006-01-02T15:04:05.000000000"), x.Millis, x.NanoOfMilli)
+	case types.Date:
+		return fmt.Sprintf("date:%d", int32(x))
+	case types.Time:
+		return fmt.Sprintf("time:%d", int32(x))
+	case []byte:
+		return fmt.Sprintf("bytes:%q", x)
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = Render(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case types.Map:
+		parts := make([]string, len(x.Keys))
+		for i := range x.Keys {
+			parts[i] = Render(x.Keys[i]) + ": " + Render(x.Values[i])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return fmt.Sprintf("%T:%v", v, v)
+}
