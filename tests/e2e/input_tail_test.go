@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
 
 // inCheckOrder checks what the input delivered: each row at most once
@@ -183,5 +185,33 @@ func TestInputRestartResumes(t *testing.T) {
 	}
 	if pos := it.consumer("restart"); pos != 31 {
 		t.Errorf("consumer after the second run: %d, want 31", pos)
+	}
+}
+
+// TestInputTailsS3: the same as TestInputTailsContinuousWriter on the S3
+// test server, with 15 snapshots and the consumer kept in the bucket.
+func TestInputTailsS3(t *testing.T) {
+	cfg, bucket := s3test.Server(t)
+	it := newInTable(t, "s3://"+bucket+"/wh", cfg)
+	col := newInCollector()
+	stop, runErr := inStream(t, nil, it.inputYAML("  discovery_interval: 50ms\n  batch_size: 4\n  consumer_id: s3tail\n"),
+		func(_ context.Context, b service.MessageBatch) error { col.add(t, b); return nil })
+	ctx := context.Background()
+	for i := range 15 {
+		if _, err := it.commit(ctx, 1+i%7); err != nil {
+			t.Fatal(err)
+		}
+	}
+	col.expect(it.total())
+	col.wait(t, 60*time.Second)
+	if err := stop(10 * time.Second); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if err := <-runErr; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	inCheckOrder(t, it, col.snapshot(), true)
+	if pos := it.consumer("s3tail"); pos != 16 {
+		t.Errorf("consumer: %d, want 16", pos)
 	}
 }
