@@ -47,31 +47,11 @@ func (m *Manager) Path(id int64) string {
 // ListIDs returns the ids of all schema-<n> files in ascending order. Other
 // names, such as hidden temporary files ".schema-1.<uuid>.tmp", are ignored.
 func (m *Manager) ListIDs(ctx context.Context) ([]int64, error) {
-	infos, err := m.fio.List(ctx, m.Dir(), false)
+	ids, err := storage.ListVersioned(ctx, m.fio, m.Dir(), schemaPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list schemas of %s: %w", m.tablePath, err)
 	}
-	var ids []int64
-	for _, fi := range infos {
-		if fi.IsDir {
-			continue
-		}
-		if id, ok := parseVersioned(path.Base(fi.Path), schemaPrefix); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
 	return ids, nil
-}
-
-// parseVersioned parses "<prefix><digits>" with no sign and no other text.
-func parseVersioned(name, prefix string) (int64, bool) {
-	rest, ok := strings.CutPrefix(name, prefix)
-	if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil
 }
 
 // Get reads schema-<id>. A missing file gives ErrSchemaNotFound; a file

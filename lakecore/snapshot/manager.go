@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -45,34 +44,14 @@ func (m *Manager) Path(id int64) string {
 	return m.Dir() + "/" + snapshotPrefix + strconv.FormatInt(id, 10)
 }
 
-// parseVersioned parses "<prefix><digits>" with no sign and no other text.
-func parseVersioned(name, prefix string) (int64, bool) {
-	rest, ok := strings.CutPrefix(name, prefix)
-	if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil
-}
-
 // ListIDs returns the ids of all snapshot-<n> files in ascending order.
 // Hint files, hidden temporary files (".snapshot-3.<uuid>.tmp") and any
 // other name are ignored.
 func (m *Manager) ListIDs(ctx context.Context) ([]int64, error) {
-	infos, err := m.fio.List(ctx, m.Dir(), false)
+	ids, err := storage.ListVersioned(ctx, m.fio, m.Dir(), snapshotPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", m.tablePath, err)
 	}
-	var ids []int64
-	for _, fi := range infos {
-		if fi.IsDir {
-			continue
-		}
-		if id, ok := parseVersioned(path.Base(fi.Path), snapshotPrefix); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
 	return ids, nil
 }
 

@@ -70,6 +70,7 @@ func conformance(t *testing.T, newFS factory) {
 		{"ExclusiveRace", testExclusiveRace},
 		{"List", testList},
 		{"ListPagination", testListPagination},
+		{"ListVersioned", testListVersioned},
 		{"SpecialNames", testSpecialNames},
 		{"RangedReads", testRangedReads},
 		{"InvalidPaths", testInvalidPaths},
@@ -77,6 +78,28 @@ func conformance(t *testing.T, newFS factory) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newFS(t)) })
+	}
+}
+
+// testListVersioned: only dir/<prefix><digits> files count, in numeric
+// order; hints, temporary files, other prefixes, signs and subdirectories
+// do not.
+func testListVersioned(t *testing.T, fio storage.FileIO) {
+	ctx := context.Background()
+	for _, name := range []string{"snapshot-10", "snapshot-2", "snapshot-1", "LATEST", "EARLIEST", ".snapshot-3.0b1c.tmp",
+		"snapshot-", "snapshot-+4", "snapshot--5", "snapshot-6a", "schema-8", "snapshot-7/inner", "snapshot-99999999999999999999"} {
+		mustWrite(t, fio, "t/snapshot/"+name, []byte("x"))
+	}
+	mustWrite(t, fio, "t/snapshot-11", []byte("x")) // beside the directory, not in it
+	ids, err := storage.ListVersioned(ctx, fio, "t/snapshot", "snapshot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids, []int64{1, 2, 10}) {
+		t.Fatalf("ids %v, want [1 2 10]", ids)
+	}
+	if ids, err := storage.ListVersioned(ctx, fio, "t/missing", "snapshot-"); err != nil || len(ids) != 0 {
+		t.Fatalf("missing directory: %v, %v", ids, err)
 	}
 }
 

@@ -25,6 +25,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -114,6 +118,35 @@ func Exists(ctx context.Context, fio FileIO, path string) (bool, error) {
 		return false, nil
 	}
 	return false, err
+}
+
+// ListVersioned returns, in ascending order, the n of every file
+// dir/<prefix><n> (n decimal digits, no sign), as Java's
+// FileUtils.listVersionedFiles (apache/paimon:
+// paimon-common/src/main/java/org/apache/paimon/utils/FileUtils.java) lists
+// schema-N and snapshot-N. Other names, such as hint files and hidden
+// temporary files (".snapshot-3.<uuid>.tmp"), are ignored; a missing
+// directory has none.
+func ListVersioned(ctx context.Context, fio FileIO, dir, prefix string) ([]int64, error) {
+	infos, err := fio.List(ctx, dir, false)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, fi := range infos {
+		if fi.IsDir {
+			continue
+		}
+		rest, ok := strings.CutPrefix(path.Base(fi.Path), prefix)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		if id, err := strconv.ParseInt(rest, 10, 64); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // The implementations.
