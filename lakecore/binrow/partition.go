@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/javatext"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -189,13 +190,13 @@ func partitionString(t types.DataType, v any, o PartitionOptions) (string, error
 		if !ok {
 			return "", wrongType(t, v)
 		}
-		return javaFloatString(f), nil
+		return javatext.FormatFloat(f), nil
 	case types.KindDouble:
 		f, ok := v.(float64)
 		if !ok {
 			return "", wrongType(t, v)
 		}
-		return javaDoubleString(f), nil
+		return javatext.FormatDouble(f), nil
 	case types.KindDecimal:
 		d, ok := v.(types.Decimal)
 		if !ok {
@@ -214,7 +215,7 @@ func partitionString(t types.DataType, v any, o PartitionOptions) (string, error
 		if o.LegacyName {
 			return strconv.Itoa(int(d)), nil
 		}
-		return formatDate(int32(d)), nil
+		return javatext.FormatDate(int32(d)), nil
 	case types.KindTime:
 		d, ok := v.(types.Time)
 		if !ok {
@@ -223,7 +224,7 @@ func partitionString(t types.DataType, v any, o PartitionOptions) (string, error
 		if o.LegacyName {
 			return strconv.Itoa(int(d)), nil
 		}
-		return formatTimeMillis(int32(d), t.Precision), nil
+		return javatext.FormatTime(int32(d), t.Precision), nil
 	case types.KindTimestamp, types.KindLocalZonedTimestamp:
 		ts, ok := v.(types.Timestamp)
 		if !ok {
@@ -233,12 +234,12 @@ func partitionString(t types.DataType, v any, o PartitionOptions) (string, error
 			return "", fmt.Errorf("%w: nano of millisecond %d outside 0..999999", ErrInvalidValue, ts.NanoOfMilli)
 		}
 		if o.LegacyName {
-			return javaLocalDateTimeString(ts), nil
+			return javatext.FormatLocalDateTime(ts), nil
 		}
 		if t.Kind == types.KindLocalZonedTimestamp {
 			ts = wallClockIn(ts, o.LocalTimeZone)
 		}
-		return formatTimestamp(ts, t.Precision), nil
+		return javatext.FormatTimestamp(ts, t.Precision), nil
 	case types.KindBinary, types.KindVarBinary:
 		b, ok := v.([]byte)
 		if !ok {
@@ -264,4 +265,12 @@ func wallClockIn(ts types.Timestamp, loc *time.Location) types.Timestamp {
 	_, offset := time.Unix(sec, 0).In(loc).Zone()
 	ts.Millis += int64(offset) * 1000
 	return ts
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/javatext"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -498,9 +499,9 @@ func toDecimalCast(from, to types.DataType) (castFunc, error) {
 		return func(v any) (any, error) {
 			f := floatOf(v)
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("%s is not a decimal number", javaFloatString(f, 64))
+				return nil, fmt.Errorf("%s is not a decimal number", javatext.FormatDouble(f))
 			}
-			u, scale, err := parseJavaDecimal(javaFloatString(f, 64))
+			u, scale, err := parseJavaDecimal(javatext.FormatDouble(f))
 			if err != nil {
 				return nil, err
 			}
@@ -535,9 +536,9 @@ func toStringCast(from, to types.DataType, loc *time.Location) (castFunc, error)
 	case isIntegerKind(fk):
 		return func(v any) (any, error) { return fit(strconv.FormatInt(integerOf(v), 10)) }, nil
 	case fk == types.KindFloat:
-		return func(v any) (any, error) { return fit(javaFloatString(float64(v.(float32)), 32)) }, nil
+		return func(v any) (any, error) { return fit(javatext.FormatFloat(v.(float32))) }, nil
 	case fk == types.KindDouble:
-		return func(v any) (any, error) { return fit(javaFloatString(v.(float64), 64)) }, nil
+		return func(v any) (any, error) { return fit(javatext.FormatDouble(v.(float64))) }, nil
 	case fk == types.KindDecimal:
 		return func(v any) (any, error) { return fit(v.(types.Decimal).String()) }, nil
 	case fk == types.KindBoolean:
@@ -550,17 +551,17 @@ func toStringCast(from, to types.DataType, loc *time.Location) (castFunc, error)
 		// The remaining rules target exactly STRING.
 	case fk == types.KindTimestamp:
 		p := from.Precision
-		return func(v any) (any, error) { return formatTimestamp(v.(types.Timestamp), p), nil }, nil
+		return func(v any) (any, error) { return javatext.FormatTimestamp(v.(types.Timestamp), p), nil }, nil
 	case fk == types.KindLocalZonedTimestamp:
 		p := from.Precision
 		return func(v any) (any, error) {
-			return formatTimestamp(ltzToWallClock(v.(types.Timestamp), loc), p), nil
+			return javatext.FormatTimestamp(ltzToWallClock(v.(types.Timestamp), loc), p), nil
 		}, nil
 	case fk == types.KindTime:
 		p := from.Precision
-		return func(v any) (any, error) { return formatTime(int32(v.(types.Time)), p), nil }, nil
+		return func(v any) (any, error) { return javatext.FormatTime(int32(v.(types.Time)), p), nil }, nil
 	case fk == types.KindDate:
-		return func(v any) (any, error) { return formatDate(int32(v.(types.Date))), nil }, nil
+		return func(v any) (any, error) { return javatext.FormatDate(int32(v.(types.Date))), nil }, nil
 	}
 	switch fk {
 	case types.KindArray, types.KindMap, types.KindRow:

@@ -71,6 +71,7 @@ func TestCastValues(t *testing.T) {
 		{"double to string small", "DOUBLE", "STRING", nil, 0.001, "0.001"},
 		{"double to string sci", "DOUBLE", "STRING", nil, 1e7, "1.0E7"},
 		{"double to string tiny", "DOUBLE", "STRING", nil, 1.5e-5, "1.5E-5"},
+		{"double to string, 2 digits where the shortest has 1", "DOUBLE", "STRING", nil, math.SmallestNonzeroFloat64, "4.9E-324"},
 		{"float to string", "FLOAT", "STRING", nil, float32(3.1), "3.1"},
 		{"decimal to string", "DECIMAL(10, 4)", "STRING", nil, rdDec("-0.0500"), "-0.0500"},
 		{"int to varchar truncates", "INT", "VARCHAR(2)", nil, int32(12345), "12"},
@@ -222,24 +223,6 @@ func TestCastFailures(t *testing.T) {
 		}
 		if v, err := c(tc.in); !errors.Is(err, ErrCastFailed) {
 			t.Errorf("cast %q %s to %s = %v, %v; want ErrCastFailed", tc.in, tc.from, tc.to, v, err)
-		}
-	}
-}
-
-func TestJavaFloatString(t *testing.T) {
-	for _, tc := range []struct {
-		f    float64
-		bits int
-		want string
-	}{
-		{0, 64, "0.0"}, {math.Copysign(0, -1), 64, "-0.0"}, {1, 64, "1.0"}, {-2.5, 64, "-2.5"},
-		{1234567, 64, "1234567.0"}, {9999999.5, 64, "9999999.5"}, {1e7, 64, "1.0E7"}, {12345678.9, 64, "1.23456789E7"},
-		{0.001, 64, "0.001"}, {0.0001, 64, "1.0E-4"}, {300.000000001, 64, "300.000000001"},
-		{math.MaxFloat64, 64, "1.7976931348623157E308"}, {math.NaN(), 64, "NaN"}, {math.Inf(-1), 64, "-Infinity"},
-		{float64(float32(5.11)), 32, "5.11"}, {float64(float32(1e10)), 32, "1.0E10"},
-	} {
-		if got := javaFloatString(tc.f, tc.bits); got != tc.want {
-			t.Errorf("javaFloatString(%v, %d) = %q, want %q", tc.f, tc.bits, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,11 @@
-package binrow
+// Package javatext writes values as the Java methods Paimon uses to turn
+// them into text: Double.toString and Float.toString, LocalDateTime.toString,
+// and DateTimeUtils' formatDate, formatTimestampMillis and formatTimestamp
+// (apache/paimon:
+// paimon-common/src/main/java/org/apache/paimon/utils/DateTimeUtils.java).
+// Partition directory names (lakecore/binrow) and casts to STRING
+// (lakecore/datafile) both need them, byte for byte as Java writes them.
+package javatext
 
 import (
 	"math"
@@ -7,9 +14,6 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
-
-// This file reproduces the Java string forms that end up in partition
-// directory names. Each function names the Java method it follows.
 
 const millisPerDay = 86_400_000
 
@@ -52,11 +56,11 @@ func localDateTime(ts types.Timestamp) (year int64, month, day, hour, minute, se
 		int(tod%1000)*1_000_000 + int(ts.NanoOfMilli)
 }
 
-// javaLocalDateTimeString is LocalDateTime.toString, the legacy partition
+// FormatLocalDateTime is LocalDateTime.toString, the legacy partition
 // name of a TIMESTAMP (Timestamp.toString): "2024-05-30T12:00", with seconds
 // only when seconds or nanos are non-zero and the fraction in groups of 3
 // digits (3, 6 or 9).
-func javaLocalDateTimeString(ts types.Timestamp) string {
+func FormatLocalDateTime(ts types.Timestamp) string {
 	year, month, day, hour, minute, second, nano := localDateTime(ts)
 	var b strings.Builder
 	// LocalDate.toString
@@ -116,9 +120,9 @@ func int2(b []byte, i int32) []byte {
 	return append(b, byte('0'+(i/10)%10), byte('0'+i%10))
 }
 
-// formatDate is DateTimeUtils.formatDate (CAST DATE AS STRING): "yyyy-MM-dd"
+// FormatDate is DateTimeUtils.formatDate (CAST DATE AS STRING): "yyyy-MM-dd"
 // through Calcite's Julian-day arithmetic on Java ints.
-func formatDate(date int32) string {
+func FormatDate(date int32) string {
 	j := date + 2440588 + 32044 // EPOCH_JULIAN, then the shift to 4801 BC
 	g := j / 146097
 	dg := j % 146097
@@ -139,10 +143,10 @@ func formatDate(date int32) string {
 	return string(int2(out, d+1))
 }
 
-// formatTimeMillis is DateTimeUtils.formatTimestampMillis (CAST TIME AS
+// FormatTime is DateTimeUtils.formatTimestampMillis (CAST TIME AS
 // STRING): "HH:mm:ss" and, for precision > 0, the milliseconds without
 // trailing zeros but at least one digit.
-func formatTimeMillis(t int32, precision int) string {
+func FormatTime(t int32, precision int) string {
 	for t < 0 {
 		t += millisPerDay
 	}
@@ -164,10 +168,10 @@ func formatTimeMillis(t int32, precision int) string {
 	return string(out)
 }
 
-// formatTimestamp is DateTimeUtils.formatTimestamp (CAST TIMESTAMP AS
+// FormatTimestamp is DateTimeUtils.formatTimestamp (CAST TIMESTAMP AS
 // STRING): "yyyy-MM-dd HH:mm:ss" plus the nanoseconds with trailing zeros
 // trimmed, but never shorter than precision digits.
-func formatTimestamp(ts types.Timestamp, precision int) string {
+func FormatTimestamp(ts types.Timestamp, precision int) string {
 	year, month, day, hour, minute, second, nano := localDateTime(ts)
 	out := make([]byte, 0, 29)
 	out = int4(out, int32(year))
@@ -191,20 +195,20 @@ func formatTimestamp(ts types.Timestamp, precision int) string {
 	return string(out)
 }
 
-// javaDoubleString is Double.toString as specified since JDK 19
+// FormatDouble is Double.toString as specified since JDK 19
 // (Raffaello Giulietti's shortest decimal): the shortest decimal that rounds
 // to f, but at least 2 significant digits when the shortest has one (so
 // Double.MIN_VALUE is 4.9E-324), plain notation for 1e-3 <= |f| < 1e7
 // ("100.0", "0.001") and computerized scientific notation otherwise
 // ("1.0E7", "1.0E-4"). JDK 18 and older differ for a few values whose old
 // output was not the shortest.
-func javaDoubleString(f float64) string { return javaFloatingString(f, 64) }
+func FormatDouble(f float64) string { return formatFloating(f, 64) }
 
-// javaFloatString is Float.toString, by the same rules as javaDoubleString
+// FormatFloat is Float.toString, by the same rules as FormatDouble
 // for float32 (Float.MIN_VALUE is 1.4E-45).
-func javaFloatString(f float32) string { return javaFloatingString(float64(f), 32) }
+func FormatFloat(f float32) string { return formatFloating(float64(f), 32) }
 
-func javaFloatingString(f float64, bitSize int) string {
+func formatFloating(f float64, bitSize int) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"
