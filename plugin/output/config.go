@@ -233,7 +233,29 @@ readers, and Java maintenance jobs that run while no Go writer is active, are al
 ` + "\n\n== Performance\n\n" + `Up to ` + "`max_in_flight`" + ` batches are converted and written as Parquet at the same
 time; one committer gathers every batch that is ready into a single snapshot (group commit), so small batches do not
 each cost a snapshot. Larger batches mean fewer, larger data files: tune ` + "`batching`" + ` (for example a period of
-a few seconds) rather than committing per message, and compact small files with the maintenance commands.`
+a few seconds) rather than committing per message, and compact small files with the maintenance commands. Give
+` + "`batching`" + ` a ` + "`period`" + ` whenever it has a ` + "`count`" + `: an input that waits for its acknowledgements
+before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
+converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
+
+== Maintenance
+
+After its commits, in the background and at most once per ` + "`maintenance.interval`" + `, the output expires old
+snapshots and (with ` + "`partition.expiration-time`" + `) old partitions as the table's options ask, as Java Paimon's
+writers do; with ` + "`compaction.enabled`" + ` it also compacts small files. Partition expiry and compaction commit
+under the commit user ` + "`<commit_user>-maintenance`" + `. Failures are logged and retried after a later commit; they
+never fail a batch. Tables with ` + "`write-only: true`" + ` are left to a dedicated job such as
+` + "`benthos-paimon paimon compact`" + ` and ` + "`benthos-paimon paimon expire-snapshots`" + `, which Paimon advises
+for tables with heavy write traffic.
+
+== Metrics
+
+Besides Benthos' ` + "`output_*`" + ` metrics: ` + "`paimon_rows_written`" + `, ` + "`paimon_bytes_written`" + ` and
+` + "`paimon_files_written`" + ` count what committed snapshots added; ` + "`paimon_commits`" + ` the snapshots committed;
+` + "`paimon_commit_retries`" + ` the attempts whose snapshot could not be created (another writer took its id, or storage
+failed) and were retried; ` + "`paimon_commit_failures`" + ` the commits that failed (their batches are delivered again);
+` + "`paimon_commit_latency_ns`" + ` (timer) the time of each commit; ` + "`paimon_last_snapshot_id`" + ` (gauge) the
+latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that could not become rows.`
 
 // ConfigSpec returns the complete config spec of the paimon output.
 func ConfigSpec() *service.ConfigSpec {
