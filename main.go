@@ -1,5 +1,6 @@
 // Command benthos-paimon is a Benthos binary with the Apache Paimon input
-// and output plugins, and a `demo` subcommand that writes a sample table.
+// and output plugins, a `demo` subcommand that writes a sample table, and
+// the `paimon` commands that inspect and maintain tables (cmd_paimon.go).
 package main
 
 import (
@@ -19,5 +20,6 @@ func main() {
 		service.CLIOptSetBinaryName("benthos-paimon"),
 		service.CLIOptSetProductName("benthos-paimon"),
 		service.CLIOptAddCommand(demoCommand()),
+		service.CLIOptAddCommand(paimonCommand()),
 	)
 }

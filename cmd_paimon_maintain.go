@@ -1,0 +1,319 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
+)
+
+func compactCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "compact",
+		Usage: "Rewrite small data files into larger ones, committed as a COMPACT snapshot (Paimon's compact action)",
+		Description: "Unaware-bucket tables (bucket = -1): per partition, files under 0.7 x target-file-size are packed\n" +
+			"into bins (AppendCompactCoordinator); a bin is rewritten once it reaches 2 x target-file-size, and what\n" +
+			"remains if it has at least compaction.min.file-num files. Fixed-bucket tables: per bucket, windows of\n" +
+			"consecutive small files in sequence order, or with --full every file from the first small one on.\n" +
+			"Appends committed meanwhile by other writers are never touched; the rewritten files are deleted when\n" +
+			"snapshot expiry removes the last snapshot that uses them.",
+		Flags: append(tableFlags(),
+			&cli.StringSliceFlag{Name: flagPartition, Usage: "compact only partitions matching k=v[,k2=v2] (repeatable: any of them)"},
+			&cli.BoolFlag{Name: "full", Usage: "fixed-bucket tables: full compaction of each bucket (what Paimon's batch compact job does)"},
+			&cli.StringFlag{Name: "target-file-size", Usage: "override the table's target-file-size (e.g. 128mb)"},
+			&cli.IntFlag{Name: "min-file-num", Usage: "override the table's compaction.min.file-num"},
+			&cli.BoolFlag{Name: flagDryRun, Usage: "plan and report without writing anything"},
+		),
+		Action: paimonAction("compact", runCompact),
+	}
+}
+
+func expireSnapshotsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "expire-snapshots",
+		Usage: "Delete old snapshots and the files only they use (Paimon's expire_snapshots)",
+		Description: "Keeps at least --retain-min and at most --retain-max snapshots; snapshots between the two expire once\n" +
+			"older than --older-than (default: the table's snapshot.time-retained, 1 h). Never expires a snapshot a\n" +
+			"consumer still has to read or a tag refers to. Flags left out take the table's snapshot.* options.\n" +
+			"When --retain-max is below the table's snapshot.num-retained.min and --retain-min is not given,\n" +
+			"--retain-min is lowered to --retain-max (Java's procedure refuses instead).",
+		Flags: append(tableFlags(),
+			&cli.IntFlag{Name: "retain-max", Usage: "the most snapshots to keep (snapshot.num-retained.max)"},
+			&cli.IntFlag{Name: "retain-min", Usage: "the fewest snapshots to keep (snapshot.num-retained.min)"},
+			&cli.StringFlag{Name: flagOlderThan, Usage: "expire only snapshots older than this: a duration (2h, 1 d) or a time (2024-05-30 12:00:00, local time)"},
+			&cli.IntFlag{Name: "max-deletes", Usage: "the most snapshots to expire in this run (snapshot.expire.limit)"},
+			&cli.BoolFlag{Name: flagDryRun, Usage: "report what would be deleted without deleting it"},
+			&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "list every deleted file"},
+		),
+		Action: paimonAction("expire-snapshots", runExpireSnapshots),
+	}
+}
+
+func expirePartitionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "expire-partitions",
+		Usage: "Drop partitions whose time is older than the expiration time, as an OVERWRITE snapshot (Paimon's expire_partitions)",
+		Description: "The time of a partition is read from its values (strategy values-time): the first partition key, or\n" +
+			"--timestamp-pattern such as '$dt $hour:00:00', parsed leniently as yyyy-M-d[ H:m:s] or with\n" +
+			"--timestamp-formatter such as yyyyMMdd. Partitions whose values do not parse are left alone and listed.\n" +
+			"Dropped files are deleted physically when the snapshots before the OVERWRITE expire.",
+		Flags: append(tableFlags(),
+			&cli.StringFlag{Name: "expiration-time", Usage: "drop partitions older than this (partition.expiration-time), e.g. 7d; default: the table's option"},
+			&cli.StringFlag{Name: "timestamp-formatter", Usage: "partition.timestamp-formatter, a Java DateTimeFormatter pattern such as yyyyMMdd"},
+			&cli.StringFlag{Name: "timestamp-pattern", Usage: "partition.timestamp-pattern, such as '$dt $hour:00:00'"},
+			&cli.StringFlag{Name: "expire-strategy", Usage: "partition.expiration-strategy; only values-time is supported"},
+			&cli.IntFlag{Name: "max-expires", Usage: "the most partitions to drop in this run (partition.expiration-max-num, default 100)"},
+			&cli.BoolFlag{Name: flagDryRun, Usage: "list the partitions that would be dropped without committing"},
+		),
+		Action: paimonAction("expire-partitions", runExpirePartitions),
+	}
+}
+
+func removeOrphanFilesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "remove-orphan-files",
+		Usage: "Delete files no snapshot, tag or consumer refers to, older than --older-than (Paimon's remove_orphan_files)",
+		Description: "Orphans are data and metadata files of failed or interrupted writes, and leftover temporary files.\n" +
+			"Only files older than --older-than (default 1 day, as Paimon) are deleted, so files that running\n" +
+			"writers have not committed yet stay; keep it well above any writer's batch-to-commit time.",
+		Flags: append(tableFlags(),
+			&cli.StringFlag{Name: flagOlderThan, Value: "1d", Usage: "delete only files last modified before this: a duration (1d, 12h) or a time (2024-05-30 12:00:00, local time)"},
+			&cli.BoolFlag{Name: flagDryRun, Usage: "list the files that would be deleted without deleting them"},
+			&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "list every deleted file"},
+		),
+		Action: paimonAction("remove-orphan-files", runRemoveOrphanFiles),
+	}
+}
+
+func runCompact(s *session, c *cli.Context) error {
+	o := maintain.CompactOptions{
+		Full: c.Bool("full"), MinFileNum: c.Int("min-file-num"), DryRun: c.Bool(flagDryRun),
+		Progress: newProgress(s), Logger: s.logger(),
+	}
+	if v := c.String("target-file-size"); v != "" {
+		n, err := schema.ParseMemorySize(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("--target-file-size %q is not a size such as 128mb", v)
+		}
+		o.TargetFileSize = n
+	}
+	if c.IsSet("min-file-num") && o.MinFileNum < 1 {
+		return fmt.Errorf("--min-file-num must be at least 1")
+	}
+	filters, err := compactFilters(s, c.StringSlice(flagPartition))
+	if err != nil {
+		return err
+	}
+	if filters != nil && len(filters) == 0 {
+		fmt.Fprintf(s.out, "compact %s: no partition matches --%s %s; nothing to compact\n",
+			s.tbl.Path(), flagPartition, strings.Join(c.StringSlice(flagPartition), " --"+flagPartition+" "))
+		return nil
+	}
+	if filters == nil {
+		filters = []*scan.PartitionFilter{nil}
+	}
+	total := &maintain.Report{Operation: maintain.OpCompact, Table: s.tbl.Path(), DryRun: o.DryRun}
+	for _, f := range filters {
+		o.Filter = f
+		rep, err := s.tbl.Compact(s.ctx, o)
+		if len(filters) > 1 {
+			if err == nil {
+				printReportDetails(s, rep)
+			}
+			mergeCompactReports(total, rep)
+			if err != nil {
+				printReport(s.out, total, false)
+				return err
+			}
+			continue
+		}
+		return maintenanceResult(s, rep, err, false)
+	}
+	fmt.Fprintln(s.out, total.Summary())
+	return nil
+}
+
+// printReportDetails prints a report's lines after its summary.
+func printReportDetails(s *session, rep *maintain.Report) {
+	lines := strings.Split(rep.String(), "\n")
+	for _, l := range lines[1:] {
+		fmt.Fprintln(s.out, l)
+	}
+}
+
+func mergeCompactReports(total, rep *maintain.Report) {
+	if rep == nil {
+		return
+	}
+	total.Rewritten.Files += rep.Rewritten.Files
+	total.Rewritten.Bytes += rep.Rewritten.Bytes
+	total.Written.Files += rep.Written.Files
+	total.Written.Bytes += rep.Written.Bytes
+	total.Tasks += rep.Tasks
+	total.Conflicts += rep.Conflicts
+	total.Snapshots = append(total.Snapshots, rep.Snapshots...)
+	total.Partitions = append(total.Partitions, rep.Partitions...)
+	total.Duration += rep.Duration
+}
+
+// compactFilters turns --partition specs into partition filters for
+// Compact: nil without specs (the whole table), an empty slice when no
+// live partition matches. The specs are matched against the string values
+// of the latest snapshot's partitions and the filters take those
+// partitions' typed values, so any key type works as Paimon's
+// `--partition k=v` does. One filter when the matched partitions are
+// exactly a product of per-key value sets (the usual case: one key, or one
+// spec), else one per partition.
+func compactFilters(s *session, values []string) ([]*scan.PartitionFilter, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	sch := s.tbl.Schema()
+	keys := sch.PartitionFields()
+	specs, err := parsePartitionSpecs(values, keys)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.tbl.Snapshots().Latest(s.ctx)
+	if err != nil || snap == nil {
+		return []*scan.PartitionFilter{}, err
+	}
+	entries, err := s.tbl.Planner().LiveEntries(s.ctx, snap, nil)
+	if err != nil {
+		return nil, err
+	}
+	namer, err := newPartitionNamer(sch)
+	if err != nil {
+		return nil, err
+	}
+	type part struct {
+		strs []string
+		vals []any
+	}
+	var all, matched []part
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[string(e.Partition)] {
+			continue
+		}
+		seen[string(e.Partition)] = true
+		p, err := namer.of(e.Partition)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, part{p.values, p.vals})
+		if anySpec(specs, keys, p.values) {
+			matched = append(matched, part{p.values, p.vals})
+		}
+	}
+	if len(matched) == 0 {
+		return []*scan.PartitionFilter{}, nil
+	}
+	exact := func(ps []part) *scan.PartitionFilter {
+		f := &scan.PartitionFilter{Keys: keys, Allowed: map[string][]any{}}
+		for i, k := range keys {
+			have := map[string]bool{}
+			for _, p := range ps {
+				if !have[p.strs[i]] {
+					have[p.strs[i]] = true
+					f.Allowed[k.Name] = append(f.Allowed[k.Name], p.vals[i])
+				}
+			}
+		}
+		return f
+	}
+	// The product filter is exact when it admits no live partition
+	// beyond the matched ones.
+	allowed := make([]map[string]bool, len(keys))
+	for i := range keys {
+		allowed[i] = map[string]bool{}
+		for _, p := range matched {
+			allowed[i][p.strs[i]] = true
+		}
+	}
+	admitted := 0
+	for _, p := range all {
+		ok := true
+		for i := range keys {
+			ok = ok && allowed[i][p.strs[i]]
+		}
+		if ok {
+			admitted++
+		}
+	}
+	if admitted == len(matched) {
+		return []*scan.PartitionFilter{exact(matched)}, nil
+	}
+	filters := make([]*scan.PartitionFilter, len(matched))
+	for i, p := range matched {
+		filters[i] = exact([]part{p})
+	}
+	return filters, nil
+}
+
+func runExpireSnapshots(s *session, c *cli.Context) error {
+	o := maintain.ExpireSnapshotsOptions{
+		RetainMax: c.Int("retain-max"), RetainMin: c.Int("retain-min"), MaxDeletes: c.Int("max-deletes"),
+		DryRun: c.Bool(flagDryRun), Progress: newProgress(s), Logger: s.logger(),
+	}
+	for _, f := range []string{"retain-max", "retain-min", "max-deletes"} {
+		if c.IsSet(f) && c.Int(f) < 1 {
+			return fmt.Errorf("--%s must be at least 1, not %d", f, c.Int(f))
+		}
+	}
+	if c.IsSet("retain-max") && !c.IsSet("retain-min") {
+		tableMin, err := s.tbl.Schema().Opts().SnapshotNumRetainedMin()
+		if err != nil {
+			return err
+		}
+		if o.RetainMax < tableMin {
+			o.RetainMin = o.RetainMax
+			fmt.Fprintf(s.errOut, "note: --retain-min lowered to %d (the table's snapshot.num-retained.min is %d)\n", o.RetainMax, tableMin)
+		}
+	}
+	var err error
+	if o.OlderThan, err = parseOlderThan(c.String(flagOlderThan), time.Now()); err != nil {
+		return err
+	}
+	rep, err := s.tbl.ExpireSnapshots(s.ctx, o)
+	return maintenanceResult(s, rep, err, c.Bool(flagVerbose))
+}
+
+func runExpirePartitions(s *session, c *cli.Context) error {
+	o := maintain.ExpirePartitionsOptions{
+		TimestampFormatter: c.String("timestamp-formatter"), TimestampPattern: c.String("timestamp-pattern"),
+		ExpireStrategy: c.String("expire-strategy"), MaxExpires: c.Int("max-expires"), DryRun: c.Bool(flagDryRun),
+		Progress: newProgress(s), Logger: s.logger(),
+	}
+	if c.IsSet("max-expires") && o.MaxExpires < 1 {
+		return fmt.Errorf("--max-expires must be at least 1, not %d", o.MaxExpires)
+	}
+	if v := c.String("expiration-time"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("--expiration-time %q is not a positive duration such as 7d or 12h", v)
+		}
+		o.ExpirationTime = d
+	} else if _, set, err := s.tbl.Schema().Opts().PartitionExpirationTime(); err != nil {
+		return err
+	} else if !set {
+		return fmt.Errorf("give --expiration-time (the table has no partition.expiration-time)")
+	}
+	rep, err := s.tbl.ExpirePartitions(s.ctx, o)
+	return maintenanceResult(s, rep, err, false)
+}
+
+func runRemoveOrphanFiles(s *session, c *cli.Context) error {
+	o := maintain.RemoveOrphanFilesOptions{DryRun: c.Bool(flagDryRun), Progress: newProgress(s), Logger: s.logger()}
+	var err error
+	if o.OlderThan, err = parseOlderThan(c.String(flagOlderThan), time.Now()); err != nil {
+		return err
+	}
+	rep, err := s.tbl.RemoveOrphanFiles(s.ctx, o)
+	return maintenanceResult(s, rep, err, c.Bool(flagVerbose))
+}
