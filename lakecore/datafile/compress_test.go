@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"testing"
@@ -57,7 +58,9 @@ func TestWritersShareCompressor(t *testing.T) {
 	}
 }
 
-func writeAll(out *bytes.Buffer, fields []types.DataField, o WriterOptions, rows [][]any) error {
+// writeAll writes rows to out with a new Writer; for goroutines and
+// benchmarks, where wWriteFile's t.Fatal does not fit.
+func writeAll(out io.Writer, fields []types.DataField, o WriterOptions, rows [][]any) error {
 	w, err := NewWriter(out, fields, o)
 	if err != nil {
 		return err

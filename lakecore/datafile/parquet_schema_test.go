@@ -2,12 +2,9 @@ package datafile
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -18,46 +15,22 @@ import (
 // repetition, decimal scale/precision, lengths and field ids, including the
 // synthetic LIST/MAP ids and absent ids on the repeated groups).
 func TestSchemaMatchesJavaFixtures(t *testing.T) {
-	fx := fixturetest.Dir(t)
-	tables, err := filepath.Glob(filepath.Join(fx, "cpp-java1*", "warehouse", "default.db", "*"))
-	if err != nil || len(tables) == 0 {
-		t.Fatalf("no fixture tables: %v", err)
-	}
-	checked := 0
-	for _, table := range tables {
-		schemas := wLoadTableFields(t, table)
-		for _, file := range wFixtureParquetFiles(table) {
-			rel, _ := filepath.Rel(fx, file)
-			t.Run(rel, func(t *testing.T) {
-				data, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := wReadFooter(t, data).Schema
-				fields := wMatchSchema(schemas, want)
-				if fields == nil {
-					t.Fatalf("no schema-N of the table has the file's columns")
-				}
-				s, err := buildWriteSchema(fields, schemaOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := s.elements
-				if len(got) != len(want) {
-					t.Fatalf("got %d schema elements, want %d", len(got), len(want))
-				}
-				for i := range want {
-					if g, w := wDescribeElement(got[i]), wDescribeElement(want[i]); g != w {
-						t.Errorf("element %d:\n got %s\nwant %s", i, g, w)
-					}
-				}
-			})
-			checked++
+	wForEachJavaFile(t, func(t *testing.T, data []byte, fields []types.DataField) {
+		want := wReadFooter(t, data).Schema
+		s, err := buildWriteSchema(fields, schemaOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if checked < 10 {
-		t.Fatalf("only %d fixture files checked", checked)
-	}
+		got := s.elements
+		if len(got) != len(want) {
+			t.Fatalf("got %d schema elements, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if g, w := wDescribeElement(got[i]), wDescribeElement(want[i]); g != w {
+				t.Errorf("element %d:\n got %s\nwant %s", i, g, w)
+			}
+		}
+	})
 }
 
 // matchSchema picks the fields whose names are the file's top-level columns.

@@ -2,6 +2,7 @@ package datafile
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"syscall"
@@ -117,16 +118,7 @@ func BenchmarkWriterEvents(b *testing.B) {
 				cpu0 := cpuTime()
 				for range b.N {
 					out := &countingDiscard{}
-					w, err := NewWriter(out, fields, WriterOptions{Compression: codec})
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, r := range rows {
-						if err := w.Write(r); err != nil {
-							b.Fatal(err)
-						}
-					}
-					if _, err := w.Close(); err != nil {
+					if err := writeAll(out, fields, WriterOptions{Compression: codec}, rows); err != nil {
 						b.Fatal(err)
 					}
 					size = out.n
@@ -170,18 +162,7 @@ func benchRaw[T any](b *testing.B, events []T, codec compress.Codec) {
 	cpu0 := cpuTime()
 	for range b.N {
 		out := &countingDiscard{}
-		w := parquet.NewGenericWriter[T](out,
-			parquet.Compression(codec),
-			parquet.DataPageVersion(1),
-			parquet.DataPageStatistics(false),
-			parquet.DictionaryMaxBytes(dictionaryMaxBytes),
-		)
-		for i := 0; i < len(events); i += 1024 {
-			if _, err := w.Write(events[i:min(i+1024, len(events))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
+		if err := writeRaw(out, events, codec); err != nil {
 			b.Fatal(err)
 		}
 		size = out.n
@@ -215,24 +196,15 @@ func BenchmarkWriterVsRaw(b *testing.B) {
 			var ratios, ours, raw []float64
 			for range b.N {
 				c0 := cpuTime()
-				w, err := NewWriter(&countingDiscard{}, fields, WriterOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, r := range rows {
-					if err := w.Write(r); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if _, err := w.Close(); err != nil {
+				if err := writeAll(&countingDiscard{}, fields, WriterOptions{}, rows); err != nil {
 					b.Fatal(err)
 				}
 				c1 := cpuTime()
 				var rawErr error
 				if nullable {
-					rawErr = writeRaw(optional, codec)
+					rawErr = writeRaw(&countingDiscard{}, optional, codec)
 				} else {
-					rawErr = writeRaw(events, codec)
+					rawErr = writeRaw(&countingDiscard{}, events, codec)
 				}
 				if rawErr != nil {
 					b.Fatal(rawErr)
@@ -248,8 +220,11 @@ func BenchmarkWriterVsRaw(b *testing.B) {
 	}
 }
 
-func writeRaw[T any](events []T, codec compress.Codec) error {
-	w := parquet.NewGenericWriter[T](&countingDiscard{},
+// writeRaw writes events with parquet-go's GenericWriter as the table
+// writer configures it: v1 pages without statistics, the same dictionary
+// limit.
+func writeRaw[T any](out io.Writer, events []T, codec compress.Codec) error {
+	w := parquet.NewGenericWriter[T](out,
 		parquet.Compression(codec),
 		parquet.DataPageVersion(1),
 		parquet.DataPageStatistics(false),

@@ -471,50 +471,29 @@ func wExpectedValue(t types.DataType, v any) any {
 // (including negative nanos-of-day before 1970), FIXED_LEN_BYTE_ARRAY
 // decimals, TINYINT/SMALLINT, MAP<ARRAY<FLOAT>, ROW<...>> shredding.
 func TestWriteMatchesJavaFixtureData(t *testing.T) {
-	fx := fixturetest.Dir(t)
-	tables, err := filepath.Glob(filepath.Join(fx, "cpp-java1*", "warehouse", "default.db", "*"))
-	if err != nil || len(tables) == 0 {
-		t.Fatalf("no fixture tables: %v", err)
-	}
-	checked := 0
-	for _, table := range tables {
-		schemas := wLoadTableFields(t, table)
-		for _, file := range wFixtureParquetFiles(table) {
-			rel, _ := filepath.Rel(fx, file)
-			t.Run(rel, func(t *testing.T) {
-				data, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fields := wMatchSchema(schemas, wReadFooter(t, data).Schema)
-				s, err := buildWriteSchema(fields, schemaOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				jf, javaCols := wReadColumns(t, data)
-				rows := wAssembleRows(t, s, javaCols, int(jf.NumRows()))
-				ours, _ := wWriteFile(t, fields, WriterOptions{}, rows)
-				_, goCols := wReadColumns(t, ours)
-				for c := range javaCols {
-					if len(goCols[c]) != len(javaCols[c]) {
-						t.Fatalf("column %v: %d values, Java wrote %d", s.paths[c], len(goCols[c]), len(javaCols[c]))
-					}
-					for i, jv := range javaCols[c] {
-						gv := goCols[c][i]
-						if gv.RepetitionLevel() != jv.RepetitionLevel() || gv.DefinitionLevel() != jv.DefinitionLevel() ||
-							gv.IsNull() != jv.IsNull() || !bytes.Equal(gv.Bytes(), jv.Bytes()) {
-							t.Errorf("column %v value %d: got r=%d d=%d %x, Java r=%d d=%d %x", s.paths[c], i,
-								gv.RepetitionLevel(), gv.DefinitionLevel(), gv.Bytes(), jv.RepetitionLevel(), jv.DefinitionLevel(), jv.Bytes())
-						}
-					}
-				}
-			})
-			checked++
+	wForEachJavaFile(t, func(t *testing.T, data []byte, fields []types.DataField) {
+		s, err := buildWriteSchema(fields, schemaOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if checked < 10 {
-		t.Fatalf("only %d fixture files checked", checked)
-	}
+		jf, javaCols := wReadColumns(t, data)
+		rows := wAssembleRows(t, s, javaCols, int(jf.NumRows()))
+		ours, _ := wWriteFile(t, fields, WriterOptions{}, rows)
+		_, goCols := wReadColumns(t, ours)
+		for c := range javaCols {
+			if len(goCols[c]) != len(javaCols[c]) {
+				t.Fatalf("column %v: %d values, Java wrote %d", s.paths[c], len(goCols[c]), len(javaCols[c]))
+			}
+			for i, jv := range javaCols[c] {
+				gv := goCols[c][i]
+				if gv.RepetitionLevel() != jv.RepetitionLevel() || gv.DefinitionLevel() != jv.DefinitionLevel() ||
+					gv.IsNull() != jv.IsNull() || !bytes.Equal(gv.Bytes(), jv.Bytes()) {
+					t.Errorf("column %v value %d: got r=%d d=%d %x, Java r=%d d=%d %x", s.paths[c], i,
+						gv.RepetitionLevel(), gv.DefinitionLevel(), gv.Bytes(), jv.RepetitionLevel(), jv.DefinitionLevel(), jv.Bytes())
+				}
+			}
+		}
+	})
 }
 
 // TestInt96Pre1970 pins the INT96 bytes of 1899-01-01T00:59:20.001001001
@@ -531,14 +510,43 @@ func TestInt96Pre1970(t *testing.T) {
 	}
 }
 
-// fixtureParquetFiles lists the data files of a fixture table.
-func wFixtureParquetFiles(table string) []string {
-	var files []string
-	_ = filepath.Walk(table, func(p string, info os.FileInfo, err error) error {
-		if err == nil && strings.HasSuffix(p, ".parquet") {
-			files = append(files, p)
+// wForEachJavaFile runs fn as a subtest on every Parquet file Java wrote in
+// the cpp-java1* fixtures, with the file's bytes and the Paimon fields of
+// the table schema whose columns the file has; it fails unless at least 10
+// files were checked.
+func wForEachJavaFile(t *testing.T, fn func(t *testing.T, data []byte, fields []types.DataField)) {
+	fx := fixturetest.Dir(t)
+	tables, err := filepath.Glob(filepath.Join(fx, "cpp-java1*", "warehouse", "default.db", "*"))
+	if err != nil || len(tables) == 0 {
+		t.Fatalf("no fixture tables: %v", err)
+	}
+	checked := 0
+	for _, table := range tables {
+		schemas := wLoadTableFields(t, table)
+		var files []string
+		_ = filepath.Walk(table, func(p string, info os.FileInfo, err error) error {
+			if err == nil && strings.HasSuffix(p, ".parquet") {
+				files = append(files, p)
+			}
+			return nil
+		})
+		for _, file := range files {
+			rel, _ := filepath.Rel(fx, file)
+			t.Run(rel, func(t *testing.T) {
+				data, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fields := wMatchSchema(schemas, wReadFooter(t, data).Schema)
+				if fields == nil {
+					t.Fatalf("no schema-N of the table has the file's columns")
+				}
+				fn(t, data, fields)
+			})
+			checked++
 		}
-		return nil
-	})
-	return files
+	}
+	if checked < 10 {
+		t.Fatalf("only %d fixture files checked", checked)
+	}
 }
