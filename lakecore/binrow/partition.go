@@ -261,16 +261,5 @@ func wallClockIn(ts types.Timestamp, loc *time.Location) types.Timestamp {
 	if loc == nil {
 		return ts
 	}
-	sec := floorDiv(ts.Millis, 1000)
-	_, offset := time.Unix(sec, 0).In(loc).Zone()
-	ts.Millis += int64(offset) * 1000
-	return ts
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
+	return types.WallClockOf(ts.Time().In(loc))
 }
