@@ -240,13 +240,14 @@ converted in parallel but encoded one at a time, because each bucket numbers its
 
 == Maintenance
 
-After its commits, in the background and at most once per ` + "`maintenance.interval`" + `, the output expires old
-snapshots and (with ` + "`partition.expiration-time`" + `) old partitions as the table's options ask, as Java Paimon's
-writers do; with ` + "`compaction.enabled`" + ` it also compacts small files. Partition expiry and compaction commit
+After its commits, in the background and at most once per ` + "`maintenance.interval`" + `, the output removes
+consumers not updated for ` + "`consumer.expiration-time`" + ` (when set), then expires old snapshots and (with
+` + "`partition.expiration-time`" + `) old partitions as the table's options ask, in the order Java Paimon's writers do;
+with ` + "`compaction.enabled`" + ` it also compacts small files. Partition expiry and compaction commit
 under the commit user ` + "`<commit_user>-maintenance`" + `. Failures are logged and retried after a later commit; they
-never fail a batch. Tables with ` + "`write-only: true`" + ` are left to a dedicated job such as
-` + "`benthos-paimon paimon compact`" + ` and ` + "`benthos-paimon paimon expire-snapshots`" + `, which Paimon advises
-for tables with heavy write traffic.
+never fail a batch. Tables with ` + "`write-only: true`" + ` get only consumer expiry, as in Java; the rest is left to a
+dedicated job such as ` + "`benthos-paimon paimon compact`" + ` and ` + "`benthos-paimon paimon expire-snapshots`" + `,
+which Paimon advises for tables with heavy write traffic.
 
 == Metrics
 
@@ -311,11 +312,12 @@ func ConfigSpec() *service.ConfigSpec {
 				Advanced(),
 			service.NewObjectField(fieldMaintenance,
 				service.NewBoolField(fieldMaintEnabled).
-					Description("Expire old snapshots (`snapshot.num-retained.min`, `snapshot.num-retained.max`, "+
-						"`snapshot.time-retained`, `snapshot.expire.limit`) and, when `partition.expiration-time` is set, "+
-						"old partitions (checked every `partition.expiration-check-interval`), as the table's options ask and "+
-						"as Java Paimon's writers do after their commits. Skipped for tables with `write-only: true`, which "+
-						"leave this to a dedicated job.").
+					Description("Remove consumers not updated for `consumer.expiration-time` (when set), then expire old "+
+						"snapshots (`snapshot.num-retained.min`, `snapshot.num-retained.max`, `snapshot.time-retained`, "+
+						"`snapshot.expire.limit`) and, when `partition.expiration-time` is set, old partitions (checked every "+
+						"`partition.expiration-check-interval`), as the table's options ask and as Java Paimon's writers do "+
+						"after their commits. Tables with `write-only: true` get only consumer expiry, as in Java; a dedicated "+
+						"job expires their snapshots and partitions.").
 					Default(true),
 				service.NewDurationField(fieldMaintInterval).
 					Description("The least time between two maintenance runs. A run is triggered by a commit and "+

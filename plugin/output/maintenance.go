@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,15 +12,22 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
 // maintainer runs the table's automatic maintenance off the commit path,
-// as Java's writers do after their commits (TableCommitImpl: snapshot
-// expiry, partition expiry, and compaction in the writer unless write-only):
-// a commit triggers a run, at most one runs at a time, and runs start at
-// least Maintenance.Interval apart; triggers in between coalesce into one.
-// Failures are logged and retried on the next run; they never fail a batch.
+// as Java's writers do after their commits (TableCommitImpl.expire:
+// consumer expiry, snapshot expiry, partition expiry, in that order; and
+// compaction in the writer unless write-only): a commit triggers a run, at
+// most one runs at a time, and runs start at least Maintenance.Interval
+// apart; triggers in between coalesce into one. Failures are logged and
+// retried on the next run; they never fail a batch.
+//
+// With write-only set on the table only consumer expiry runs, as in Java,
+// whose AbstractFileStoreTable.newCommit drops snapshot expiry, partition
+// expiry and tag creation for write-only tables but keeps
+// consumer.expiration-time.
 //
 // Partition expiry and compaction commit snapshots of their own under the
 // commit user "<commit_user>-maintenance" with Java's batch identifier
@@ -42,6 +50,11 @@ type maintainer struct {
 	closeOnce sync.Once
 
 	lastPartitionCheck time.Time // zero: the first run checks
+
+	// now is the clock (time.Now; tests move it); ran, when set, is called
+	// after every run of the background goroutine.
+	now func() time.Time
+	ran func()
 }
 
 func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger) *maintainer {
@@ -50,7 +63,7 @@ func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger) *maintain
 		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log,
 		slog: slog.New(serviceLogHandler{log: log}),
 		trig: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		ctx: ctx, cancel: cancel,
+		ctx: ctx, cancel: cancel, now: time.Now,
 	}
 }
 
@@ -82,6 +95,9 @@ func (m *maintainer) run() {
 		}
 		m.runOnce(m.ctx)
 		last = time.Now()
+		if m.ran != nil {
+			m.ran()
+		}
 	}
 }
 
@@ -103,15 +119,20 @@ func (m *maintainer) runOnce(ctx context.Context) {
 		return
 	}
 	opts := m.tbl.Schema().Opts()
+	if m.conf.Enabled {
+		// Consumers first, so that an abandoned reader's position no longer
+		// holds back the snapshot expiry that follows.
+		m.expireConsumers(ctx, opts)
+	}
 	if wo, err := opts.WriteOnly(); err == nil && wo {
 		m.log.Debugf("Maintenance of table %s skipped: write-only is set (a dedicated job maintains it)", m.tbl.Path())
 		return
 	}
 	if m.conf.Enabled {
-		rep, err := m.tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{Logger: m.slog})
+		rep, err := m.tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{Now: m.now, Logger: m.slog})
 		m.report("snapshot expiry", rep, err, rep != nil && rep.SnapshotsExpired > 0)
 
-		now := time.Now()
+		now := m.now()
 		due, err := maintain.PartitionExpiryDue(opts, m.lastPartitionCheck, now)
 		if ctx.Err() != nil {
 			return
@@ -120,13 +141,38 @@ func (m *maintainer) runOnce(ctx context.Context) {
 			m.log.Warnf("Partition expiry of table %s: %v", m.tbl.Path(), err)
 		} else if due {
 			m.lastPartitionCheck = now
-			rep, err := m.tbl.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{CommitUser: m.user, Logger: m.slog})
+			rep, err := m.tbl.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{CommitUser: m.user, Now: m.now, Logger: m.slog})
 			m.report("partition expiry", rep, err, rep != nil && len(rep.PartitionsDropped) > 0)
 		}
 	}
 	if m.conf.Compaction {
 		rep, err := m.tbl.Compact(ctx, maintain.CompactOptions{CommitUser: m.user, Logger: m.slog})
 		m.report("compaction", rep, err, rep != nil && rep.Tasks > 0)
+	}
+}
+
+// expireConsumers deletes the consumers not updated for
+// consumer.expiration-time, as Java's writers do before expiring snapshots
+// (TableCommitImpl.expire: "expire consumer first to avoid preventing
+// snapshot expiration"; ConsumerManager.expire compares the consumer
+// file's modification time).
+func (m *maintainer) expireConsumers(ctx context.Context, opts schema.Options) {
+	d, set, err := opts.ConsumerExpirationTime()
+	switch {
+	case err != nil:
+		m.log.Warnf("Consumer expiry of table %s: %v", m.tbl.Path(), err)
+		return
+	case !set:
+		return
+	}
+	ids, err := m.tbl.Consumers().ExpireBefore(ctx, m.now().Add(-d))
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case err != nil:
+		m.log.Warnf("Automatic consumer expiry of table %s failed (retried after the next commit): %v", m.tbl.Path(), err)
+	case len(ids) > 0:
+		m.log.Infof("Automatic consumer expiry of table %s: removed consumers %s, not updated for %v (consumer.expiration-time)",
+			m.tbl.Path(), strings.Join(ids, ", "), d)
 	}
 }
 
