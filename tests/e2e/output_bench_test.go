@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,9 +53,23 @@ file:
 	{"drop", func(string) string { return "drop: {}\n" }},
 }
 
-// pipelineThroughput runs generate -> sink for n messages and returns the
-// rows per second from the stream's start to its end.
-func pipelineThroughput(tb testing.TB, sink benchSink, n int) float64 {
+// throughput is one pipeline run: rows per second of wall time, and per
+// second of CPU time of the whole test process (user + system, steadier on
+// a shared machine than wall time).
+type throughput struct{ wall, cpu float64 }
+
+// cpuTime is the CPU time the process has used.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pipelineThroughput runs generate -> sink for n messages and measures it
+// from the stream's start to its end.
+func pipelineThroughput(tb testing.TB, sink benchSink, n int) throughput {
 	tb.Helper()
 	dir := tb.TempDir()
 	sb := service.NewStreamBuilder()
@@ -67,9 +82,9 @@ func pipelineThroughput(tb testing.TB, sink benchSink, n int) float64 {
 	if err := sb.AddOutputYAML(sink.yaml(dir)); err != nil {
 		tb.Fatal(err)
 	}
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime(tb)
 	runStream(tb, sb, 10*time.Minute)
-	return float64(n) / time.Since(start).Seconds()
+	return throughput{wall: float64(n) / time.Since(start).Seconds(), cpu: float64(n) / (cpuTime(tb) - cpu0).Seconds()}
 }
 
 // benchRows is the number of messages per pipeline run.
@@ -78,11 +93,13 @@ const benchRows = 200_000
 func BenchmarkGenerateTo(b *testing.B) {
 	for _, s := range benchSinks {
 		b.Run(s.name, func(b *testing.B) {
-			var total float64
+			var wall, cpu float64
 			for i := 0; i < b.N; i++ {
-				total += pipelineThroughput(b, s, benchRows)
+				r := pipelineThroughput(b, s, benchRows)
+				wall, cpu = wall+r.wall, cpu+r.cpu
 			}
-			b.ReportMetric(total/float64(b.N), "rows/s")
+			b.ReportMetric(wall/float64(b.N), "rows/s")
+			b.ReportMetric(cpu/float64(b.N), "rows/cpu-s")
 		})
 	}
 }
@@ -96,17 +113,24 @@ func TestOutputThroughputRatio(t *testing.T) {
 		t.Skip("set BENCH_OUTPUT=1 to compare the paimon and file outputs")
 	}
 	runs, rows := envInt(t, "BENCH_RUNS", 5), envInt(t, "BENCH_ROWS", benchRows)
-	got := map[string][]float64{}
+	wall, cpu := map[string][]float64{}, map[string][]float64{}
 	for r := 0; r < runs; r++ {
 		for _, s := range benchSinks {
 			v := pipelineThroughput(t, s, rows)
-			got[s.name] = append(got[s.name], v)
-			t.Logf("run %d %-6s %8.0f rows/s", r+1, s.name, v)
+			wall[s.name] = append(wall[s.name], v.wall)
+			cpu[s.name] = append(cpu[s.name], v.cpu)
+			t.Logf("run %d %-6s %8.0f rows/s %8.0f rows/cpu-s", r+1, s.name, v.wall, v.cpu)
 		}
 	}
-	p, f, d := median(got["paimon"]), median(got["file"]), median(got["drop"])
-	t.Logf("median over %d runs of %d rows: paimon %.0f rows/s, file %.0f rows/s, drop %.0f rows/s; paimon/file %.2f, paimon/drop %.2f",
-		runs, rows, p, f, d, p/f, p/d)
+	for _, m := range []struct {
+		unit string
+		v    map[string][]float64
+	}{{"rows/s", wall}, {"rows/cpu-s", cpu}} {
+		p, f, d := median(m.v["paimon"]), median(m.v["file"]), median(m.v["drop"])
+		t.Logf("median over %d runs of %d rows, %s: paimon %.0f, file %.0f, drop %.0f; paimon/file %.2f, paimon/drop %.2f",
+			runs, rows, m.unit, p, f, d, p/f, p/d)
+	}
+	p, f := median(wall["paimon"]), median(wall["file"])
 	if s := os.Getenv("BENCH_MIN_RATIO"); s != "" {
 		min, err := strconv.ParseFloat(s, 64)
 		if err != nil {
