@@ -344,6 +344,30 @@ func parseDuration(v string) (time.Duration, error) {
 	return time.ParseDuration(strings.ReplaceAll(v, " ", ""))
 }
 
+// repeatedFlag collects every occurrence of a flag as is: urfave/cli's
+// slice flags split values at commas, which --partition k=v,k2=v2 needs.
+type repeatedFlag struct{ values []string }
+
+func (r *repeatedFlag) Set(v string) error {
+	r.values = append(r.values, v)
+	return nil
+}
+
+func (r *repeatedFlag) String() string { return strings.Join(r.values, " ") }
+
+// partitionFlag is the repeatable --partition flag.
+func partitionFlag(usage string) cli.Flag {
+	return &cli.GenericFlag{Name: flagPartition, Value: &repeatedFlag{}, Usage: usage}
+}
+
+// partitionValues returns the --partition values given.
+func partitionValues(c *cli.Context) []string {
+	if r, ok := c.Generic(flagPartition).(*repeatedFlag); ok {
+		return r.values
+	}
+	return nil
+}
+
 // partitionSpec is one --partition value: "k=v[,k2=v2]", the partition
 // spec of Paimon's actions, matched against partitions' string values
 // (the directory values, unescaped; __DEFAULT_PARTITION__ for NULL).

@@ -53,7 +53,7 @@ func filesCommand() *cli.Command {
 		Usage: "List the live data files of a snapshot: partition, bucket, name, rows, bytes, sequence range, level",
 		Flags: append(tableFlags(),
 			&cli.Int64Flag{Name: "snapshot", Usage: "the snapshot id (default: the latest)"},
-			&cli.StringSliceFlag{Name: flagPartition, Usage: "only partitions matching k=v[,k2=v2] (repeatable: any of them)"},
+			partitionFlag("only partitions matching k=v[,k2=v2] (repeatable: any of them)"),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print a JSON array (keys as in Paimon's $files system table)"},
 		),
 		Action: paimonAction("files", runFiles),
@@ -277,7 +277,7 @@ func newFileRow(tbl *lakecore.Table, e manifest.Entry, p partitionName, dataDir 
 }
 
 func runFiles(s *session, c *cli.Context) error {
-	specs, err := parsePartitionSpecs(c.StringSlice(flagPartition), s.tbl.Schema().PartitionFields())
+	specs, err := parsePartitionSpecs(partitionValues(c), s.tbl.Schema().PartitionFields())
 	if err != nil {
 		return err
 	}

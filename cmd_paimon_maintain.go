@@ -23,7 +23,7 @@ func compactCommand() *cli.Command {
 			"Appends committed meanwhile by other writers are never touched; the rewritten files are deleted when\n" +
 			"snapshot expiry removes the last snapshot that uses them.",
 		Flags: append(tableFlags(),
-			&cli.StringSliceFlag{Name: flagPartition, Usage: "compact only partitions matching k=v[,k2=v2] (repeatable: any of them)"},
+			partitionFlag("compact only partitions matching k=v[,k2=v2] (repeatable: any of them)"),
 			&cli.BoolFlag{Name: "full", Usage: "fixed-bucket tables: full compaction of each bucket (what Paimon's batch compact job does)"},
 			&cli.StringFlag{Name: "target-file-size", Usage: "override the table's target-file-size (e.g. 128mb)"},
 			&cli.IntFlag{Name: "min-file-num", Usage: "override the table's compaction.min.file-num"},
@@ -105,13 +105,13 @@ func runCompact(s *session, c *cli.Context) error {
 	if c.IsSet("min-file-num") && o.MinFileNum < 1 {
 		return fmt.Errorf("--min-file-num must be at least 1")
 	}
-	filters, err := compactFilters(s, c.StringSlice(flagPartition))
+	filters, err := compactFilters(s, partitionValues(c))
 	if err != nil {
 		return err
 	}
 	if filters != nil && len(filters) == 0 {
 		fmt.Fprintf(s.out, "compact %s: no partition matches --%s %s; nothing to compact\n",
-			s.tbl.Path(), flagPartition, strings.Join(c.StringSlice(flagPartition), " --"+flagPartition+" "))
+			s.tbl.Path(), flagPartition, strings.Join(partitionValues(c), " --"+flagPartition+" "))
 		return nil
 	}
 	if filters == nil {
@@ -288,7 +288,9 @@ func runExpirePartitions(s *session, c *cli.Context) error {
 	o := maintain.ExpirePartitionsOptions{
 		TimestampFormatter: c.String("timestamp-formatter"), TimestampPattern: c.String("timestamp-pattern"),
 		ExpireStrategy: c.String("expire-strategy"), MaxExpires: c.Int("max-expires"), DryRun: c.Bool(flagDryRun),
-		Progress: newProgress(s), Logger: s.logger(),
+		// No Logger: the partitions it would warn about are in the
+		// report's "skipped" lines.
+		Progress: newProgress(s),
 	}
 	if c.IsSet("max-expires") && o.MaxExpires < 1 {
 		return fmt.Errorf("--max-expires must be at least 1, not %d", o.MaxExpires)

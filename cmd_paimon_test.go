@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -957,4 +958,100 @@ func TestPartitionSpecs(t *testing.T) {
 	if _, err := parsePartitionSpecs([]string{"dt=1"}, nil); err == nil || !strings.Contains(err.Error(), "not partitioned") {
 		t.Errorf("unpartitioned table: %v", err)
 	}
+}
+
+// TestCompactFilters: --partition specs become typed partition filters,
+// one when the matched partitions are a product of per-key values, one per
+// partition otherwise; the binary then compacts exactly those partitions.
+func TestCompactFilters(t *testing.T) {
+	ctx := context.Background()
+	wh := t.TempDir()
+	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.CreateTable(ctx, "default", "hours", lakecore.TableSpec{
+		Fields:        types.MustParse("ROW<id BIGINT, dt STRING, hr INT>").Fields,
+		PartitionKeys: []string{"dt", "hr"},
+		Options:       map[string]string{"compaction.min.file-num": "2"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := []struct {
+		dt string
+		hr int32
+	}{{"a", 1}, {"a", 2}, {"b", 1}, {"b", 2}}
+	for i := range 2 {
+		w, err := tbl.NewWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, p := range parts {
+			if err := w.Write(ctx, []any{int64(10*i + j), p.dt, p.hr}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tbl.NewCommitter("u").Commit(ctx, int64(i+1), msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := &session{ctx: ctx, conf: configTable(wh, "hours"), tbl: tbl}
+	for _, tc := range []struct {
+		specs []string
+		want  string
+	}{
+		{nil, "[]"},
+		{[]string{"dt=a"}, "[map[dt:[a] hr:[1 2]]]"},
+		{[]string{"hr=2"}, "[map[dt:[a b] hr:[2]]]"},
+		{[]string{"dt=a,hr=1", "dt=b,hr=1"}, "[map[dt:[a b] hr:[1]]]"},
+		{[]string{"dt=a,hr=1", "dt=b,hr=2"}, "[map[dt:[a] hr:[1]] map[dt:[b] hr:[2]]]"},
+		{[]string{"dt=c"}, "[]"},
+	} {
+		filters, err := compactFilters(s, tc.specs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range filters {
+			got = append(got, fmt.Sprint(f.Allowed))
+			if hr := f.Allowed["hr"]; len(hr) > 0 {
+				if _, ok := hr[0].(int32); !ok {
+					t.Fatalf("hr value %T, want int32", hr[0])
+				}
+			}
+		}
+		if s := "[" + strings.Join(got, " ") + "]"; s != tc.want {
+			t.Errorf("compactFilters(%v) = %s, want %s", tc.specs, s, tc.want)
+		}
+		if tc.specs == nil && filters != nil {
+			t.Errorf("no specs gave %v, want nil (the whole table)", filters)
+		}
+	}
+
+	r := paimon(t, "compact", "--warehouse", wh, "--table", "hours", "--partition", "dt=a,hr=1", "--partition", "dt=b,hr=2")
+	got := r.lines()
+	requirePrefixed(t, got, "dt=a/hr=1: 2 files (", ") -> 1 file (")
+	requirePrefixed(t, got, "dt=b/hr=2: 2 files (", ") -> 1 file (")
+	if last := got[len(got)-1]; !strings.HasPrefix(last, "compact default.db/hours: rewrote 4 files (") ||
+		!strings.Contains(last, "into 2 files (") || !strings.Contains(last, "in 2 tasks, snapshots 3, 4") {
+		t.Fatalf("summary %q\n%s", last, r)
+	}
+	r = paimon(t, "files", "--warehouse", wh, "--table", "hours")
+	lines := r.lines()
+	var perPart []string
+	for _, l := range lines[1 : len(lines)-1] {
+		perPart = append(perPart, strings.Fields(l)[0])
+	}
+	if fmt.Sprint(perPart) != "[dt=a/hr=1 dt=a/hr=2 dt=a/hr=2 dt=b/hr=1 dt=b/hr=1 dt=b/hr=2]" {
+		t.Fatalf("files after compaction:\n%s", r.stdout)
+	}
+}
+
+func configTable(warehouse, table string) config.Table {
+	return config.Table{Warehouse: warehouse, Database: "default", Table: table}
 }
