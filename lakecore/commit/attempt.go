@@ -73,7 +73,7 @@ func (c *Committer) overwriteChanges(keep func([]byte) bool, adds []manifest.Ent
 // dropIndexEntries writes a new index manifest without the entries of the
 // partitions keep accepts, or returns the old name when none is dropped.
 func (c *Committer) dropIndexEntries(ctx context.Context, name string, keep func([]byte) bool) (string, bool, error) {
-	entries, err := manifest.ReadIndexEntries(ctx, c.fio, c.tablePath, name)
+	entries, err := c.decoder.ReadIndexEntries(ctx, c.fio, c.tablePath, name)
 	if err != nil {
 		return "", false, err
 	}
@@ -87,7 +87,7 @@ func (c *Committer) dropIndexEntries(ctx context.Context, name string, keep func
 	if len(kept) == len(entries) {
 		return name, false, nil
 	}
-	data, err := manifest.EncodeIndexEntries(kept, c.o.ManifestCodec)
+	data, err := c.encoder.EncodeIndexEntries(kept)
 	if err != nil {
 		return "", false, err
 	}
@@ -277,7 +277,7 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 		if err != nil {
 			return fail(err)
 		}
-		name, size, err := manifest.WriteManifestList(ctx, c.fio, c.tablePath, metas, c.o.ManifestCodec)
+		name, size, err := c.encoder.WriteManifestList(ctx, c.fio, c.tablePath, metas)
 		if err != nil {
 			c.deleteManifests(context.WithoutCancel(ctx), fileNames(metas))
 			return fail(err)
@@ -294,7 +294,7 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 	var watermark, nextRowID *int64
 	if latest != nil {
 		for _, l := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
-			metas, err := manifest.ReadFileMetas(ctx, c.fio, c.tablePath, l)
+			metas, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, l)
 			if err != nil {
 				return fail(err)
 			}
@@ -316,7 +316,7 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 	if err != nil {
 		return fail(err)
 	}
-	baseList, baseSize, err := manifest.WriteManifestList(ctx, c.fio, c.tablePath, after, c.o.ManifestCodec)
+	baseList, baseSize, err := c.encoder.WriteManifestList(ctx, c.fio, c.tablePath, after)
 	if err != nil {
 		return fail(err)
 	}

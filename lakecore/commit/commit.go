@@ -166,6 +166,10 @@ type Committer struct {
 	snapshots *snapshot.Manager
 	schemas   *schema.Manager
 	cache     *manifestCache
+	// decoder and encoder keep parsed manifest schemas and zstd state
+	// from commit to commit.
+	decoder *manifest.Decoder
+	encoder *manifest.Encoder
 
 	// partTypes are the partition key types; Paimon never changes them, so
 	// they are read once.
@@ -176,13 +180,16 @@ type Committer struct {
 // New returns a committer for the table at tablePath (relative to fio's
 // root). Nothing is read until the first commit.
 func New(fio storage.FileIO, tablePath string, o Options) *Committer {
+	o = o.withDefaults()
 	return &Committer{
 		fio:       fio,
 		tablePath: tablePath,
-		o:         o.withDefaults(),
+		o:         o,
 		snapshots: snapshot.NewManager(fio, tablePath),
 		schemas:   schema.NewManager(fio, tablePath),
 		cache:     newManifestCache(defaultCacheEntries),
+		decoder:   manifest.NewDecoder(),
+		encoder:   manifest.NewEncoder(o.ManifestCodec),
 	}
 }
 

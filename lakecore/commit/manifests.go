@@ -27,7 +27,7 @@ func (c *Committer) writeManifests(ctx context.Context, entries []manifest.Entry
 	}
 	metas := make([]manifest.FileMeta, 0, len(chunks))
 	for _, chunk := range chunks {
-		m, err := manifest.WriteManifest(ctx, c.fio, c.tablePath, chunk, c.partTypes, schemaID, c.o.ManifestCodec)
+		m, err := c.encoder.WriteManifest(ctx, c.fio, c.tablePath, chunk, c.partTypes, schemaID)
 		if err != nil {
 			c.deleteManifests(context.WithoutCancel(ctx), fileNames(metas))
 			return nil, err
@@ -45,7 +45,7 @@ func (c *Committer) rollingChunks(entries []manifest.Entry) ([][]manifest.Entry,
 	if len(entries) <= rollCheckEntries {
 		return [][]manifest.Entry{entries}, nil
 	}
-	header, err := manifest.EncodeEntries(nil, c.o.ManifestCodec)
+	header, err := c.encoder.EncodeEntries(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (c *Committer) rollingChunks(entries []manifest.Entry) ([][]manifest.Entry,
 	start, size := 0, int64(len(header))
 	for i := 0; i < len(entries); i += rollCheckEntries {
 		end := min(i+rollCheckEntries, len(entries))
-		block, err := manifest.EncodeEntries(entries[i:end], c.o.ManifestCodec)
+		block, err := c.encoder.EncodeEntries(entries[i:end])
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +72,7 @@ func (c *Committer) readEntries(ctx context.Context, m *manifest.FileMeta) ([]ma
 	if e, ok := c.cache.get(m.FileName); ok {
 		return e, nil
 	}
-	e, err := manifest.ReadEntries(ctx, c.fio, c.tablePath, m.FileName)
+	e, err := c.decoder.ReadEntries(ctx, c.fio, c.tablePath, m.FileName)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func (c *Committer) readEntries(ctx context.Context, m *manifest.FileMeta) ([]ma
 func (c *Committer) liveEntries(ctx context.Context, snap *snapshot.Snapshot, keep func([]byte) bool) ([]manifest.Entry, error) {
 	var all []manifest.Entry
 	for _, l := range []string{snap.BaseManifestList, snap.DeltaManifestList} {
-		metas, err := manifest.ReadFileMetas(ctx, c.fio, c.tablePath, l)
+		metas, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, l)
 		if err != nil {
 			return nil, err
 		}

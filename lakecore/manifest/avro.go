@@ -27,7 +27,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/golang/snappy"
 	"github.com/hamba/avro/v2"
@@ -129,39 +128,27 @@ func (n *node) String() string {
 	return n.kind.String()
 }
 
-// schemaCache memoizes parsed writer schemas by their JSON text. A table's
-// manifests share one to three schema texts and parsing dominates decoding
-// small files, so the cache pays off; node trees are immutable once built, so
-// sharing them between goroutines is safe. It is bounded so that arbitrary
-// inputs (fuzzing, corrupt files) cannot grow it without limit.
-var schemaCache = struct {
-	sync.Mutex
-	m map[string]*node
-}{m: map[string]*node{}}
+// javaSchemas are the writer schemas of schemas.go, which Java Paimon
+// 1.4+/2.0 and the Encode functions write, parsed once: most files carry
+// one of them. Built at init and never modified, so shared freely (node
+// trees are immutable once built). Other schema texts are parsed by each
+// Decoder, which keeps them.
+var javaSchemas = parseJavaSchemas()
 
-const schemaCacheMax = 64
+func parseJavaSchemas() map[string]*node {
+	m := map[string]*node{}
+	for _, text := range []string{manifestListSchema, manifestSchema, indexManifestSchema} {
+		// A failure would be a bug in schemas.go; the Decoder then parses
+		// (and reports) the text as it does unknown ones.
+		if n, err := parseSchema(text); err == nil {
+			m[text] = n
+		}
+	}
+	return m
+}
 
 // parseSchema parses writer schema JSON into a node tree.
 func parseSchema(text string) (*node, error) {
-	schemaCache.Lock()
-	n, ok := schemaCache.m[text]
-	schemaCache.Unlock()
-	if ok {
-		return n, nil
-	}
-	n, err := parseSchemaUncached(text)
-	if err != nil {
-		return nil, err
-	}
-	schemaCache.Lock()
-	if len(schemaCache.m) < schemaCacheMax {
-		schemaCache.m[text] = n
-	}
-	schemaCache.Unlock()
-	return n, nil
-}
-
-func parseSchemaUncached(text string) (*node, error) {
 	// A private cache: named types of one file must not leak into another.
 	s, err := avro.ParseWithCache(text, "", &avro.SchemaCache{})
 	if err != nil {
@@ -287,19 +274,19 @@ func nullableOf(n *node) (t *node, nullable bool, err error) {
 // ---------------------------------------------------------------------------
 // Binary decoding
 
-// decoder reads Avro binary values from b.
-type decoder struct {
+// avroReader reads Avro binary values from b.
+type avroReader struct {
 	b   []byte
 	pos int
 }
 
-func (d *decoder) remaining() int { return len(d.b) - d.pos }
+func (d *avroReader) remaining() int { return len(d.b) - d.pos }
 
-func (d *decoder) errTruncated(what string) error {
+func (d *avroReader) errTruncated(what string) error {
 	return fmt.Errorf("%w: %s truncated at byte %d of %d", ErrCorrupt, what, d.pos, len(d.b))
 }
 
-func (d *decoder) long() (int64, error) {
+func (d *avroReader) long() (int64, error) {
 	var u uint64
 	for shift := uint(0); shift < 70; shift += 7 {
 		if d.pos >= len(d.b) {
@@ -318,7 +305,7 @@ func (d *decoder) long() (int64, error) {
 	return 0, fmt.Errorf("%w: varint longer than 10 bytes at byte %d", ErrCorrupt, d.pos)
 }
 
-func (d *decoder) int() (int32, error) {
+func (d *avroReader) int() (int32, error) {
 	v, err := d.long()
 	if err != nil {
 		return 0, err
@@ -331,7 +318,7 @@ func (d *decoder) int() (int32, error) {
 
 // length reads a non-negative length that must fit in the remaining bytes
 // when each unit takes at least unit bytes.
-func (d *decoder) length(what string, unit int) (int, error) {
+func (d *avroReader) length(what string, unit int) (int, error) {
 	v, err := d.long()
 	if err != nil {
 		return 0, err
@@ -346,7 +333,7 @@ func (d *decoder) length(what string, unit int) (int, error) {
 }
 
 // raw returns the next n bytes without copying.
-func (d *decoder) raw(n int, what string) ([]byte, error) {
+func (d *avroReader) raw(n int, what string) ([]byte, error) {
 	if n < 0 || n > d.remaining() {
 		return nil, d.errTruncated(what)
 	}
@@ -355,7 +342,7 @@ func (d *decoder) raw(n int, what string) ([]byte, error) {
 	return b, nil
 }
 
-func (d *decoder) bytes() ([]byte, error) {
+func (d *avroReader) bytes() ([]byte, error) {
 	n, err := d.length("bytes", 1)
 	if err != nil {
 		return nil, err
@@ -367,7 +354,7 @@ func (d *decoder) bytes() ([]byte, error) {
 	return append([]byte{}, b...), nil
 }
 
-func (d *decoder) string() (string, error) {
+func (d *avroReader) string() (string, error) {
 	n, err := d.length("string", 1)
 	if err != nil {
 		return "", err
@@ -378,7 +365,7 @@ func (d *decoder) string() (string, error) {
 
 // blockCount reads the item count of one array or map block. A negative
 // count is followed by the block's byte size, which is not needed.
-func (d *decoder) blockCount(what string, itemMin int) (int, error) {
+func (d *avroReader) blockCount(what string, itemMin int) (int, error) {
 	v, err := d.long()
 	if err != nil {
 		return 0, err
@@ -410,7 +397,7 @@ type record struct {
 // int32, int64, float32, float64, []byte (bytes, fixed), string, int32
 // (enum index), []any (array), map[string]any, *record. A union yields the
 // value of its branch.
-func (d *decoder) value(n *node, depth int) (any, error) {
+func (d *avroReader) value(n *node, depth int) (any, error) {
 	if depth > maxSchemaDepth {
 		return nil, fmt.Errorf("%w: value nested deeper than %d levels", ErrCorrupt, maxSchemaDepth)
 	}
@@ -711,14 +698,14 @@ func (r *record) optStrings(name string) ([]string, error) {
 // top-level record, after telling reserve how many records the next block
 // holds. A top-level ["null", record] union (Paimon <= 0.8 and early 0.9) is
 // unwrapped; a null row is an error, as in Java.
-func readContainer(data []byte, reserve func(n int), fn func(r *record) error) error {
+func readContainer(dec *Decoder, data []byte, reserve func(n int), fn func(r *record) error) error {
 	if len(data) < len(avroMagic) || string(data[:len(avroMagic)]) != avroMagic {
 		if bytes.HasPrefix(data, []byte("ORC")) {
 			return fmt.Errorf("%w: this is an ORC file (manifest.format=orc); ORC manifests are not supported, only Avro", ErrUnsupportedFormat)
 		}
 		return fmt.Errorf("%w: not an Avro object container (bad magic)", ErrUnsupportedFormat)
 	}
-	d := &decoder{b: data, pos: len(avroMagic)}
+	d := &avroReader{b: data, pos: len(avroMagic)}
 	meta := map[string][]byte{}
 	for {
 		c, err := d.blockCount("metadata map", 2)
@@ -757,7 +744,7 @@ func readContainer(data []byte, reserve func(n int), fn func(r *record) error) e
 	default:
 		return fmt.Errorf("%w: %q", ErrUnsupportedCodec, codec)
 	}
-	top, err := parseSchema(string(schemaText))
+	top, err := dec.schema(string(schemaText))
 	if err != nil {
 		return err
 	}
@@ -787,11 +774,11 @@ func readContainer(data []byte, reserve func(n int), fn func(r *record) error) e
 		if !bytes.Equal(marker, syncMarker) {
 			return fmt.Errorf("%w: block %d: sync marker mismatch", ErrCorrupt, blockNo)
 		}
-		plain, err := decompress(codec, payload)
+		plain, err := dec.decompress(codec, payload)
 		if err != nil {
 			return fmt.Errorf("block %d: %w", blockNo, err)
 		}
-		bd := &decoder{b: plain}
+		bd := &avroReader{b: plain}
 		if count > int64(len(plain)/max(top.minSize, 1)) {
 			return fmt.Errorf("%w: block %d: %d records cannot fit in %d bytes", ErrCorrupt, blockNo, count, len(plain))
 		}
@@ -819,9 +806,9 @@ func readContainer(data []byte, reserve func(n int), fn func(r *record) error) e
 }
 
 // decodeAll decodes every record of the container in data with decode.
-func decodeAll[T any](data []byte, what string, decode func(*record) (T, error)) ([]T, error) {
+func decodeAll[T any](dec *Decoder, data []byte, what string, decode func(*record) (T, error)) ([]T, error) {
 	var out []T
-	err := readContainer(data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
+	err := readContainer(dec, data, func(n int) { out = slices.Grow(out, n) }, func(r *record) error {
 		v, err := decode(r)
 		if err != nil {
 			return err
@@ -835,22 +822,16 @@ func decodeAll[T any](data []byte, what string, decode func(*record) (T, error))
 	return out, nil
 }
 
-// zstdDecoder is shared because building a decoder is costly; DecodeAll is
-// safe for concurrent use and the decoder holds no caller-visible state.
-var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
-	return zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxBlockSize), zstd.WithDecoderConcurrency(0))
-})
-
-func decompress(codec string, payload []byte) ([]byte, error) {
+func (dec *Decoder) decompress(codec string, payload []byte) ([]byte, error) {
 	switch codec {
 	case codecNull:
 		return payload, nil
 	case codecZstandard:
-		dec, err := zstdDecoder()
+		zd, err := dec.zstdDecoder()
 		if err != nil {
 			return nil, fmt.Errorf("zstd decoder: %w", err)
 		}
-		out, err := dec.DecodeAll(payload, nil)
+		out, err := zd.DecodeAll(payload, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstandard: %v", ErrCorrupt, err)
 		}
@@ -980,32 +961,6 @@ func (c Codec) avroName() (string, error) {
 	return "", fmt.Errorf("%w: %q", ErrUnsupportedCodec, c.Name)
 }
 
-// zstdEncoders holds one encoder per klauspost level (there are four), built
-// on first use: building one allocates ~700 KB, and EncodeAll is safe for
-// concurrent use, so they are shared like zstdDecoder.
-var zstdEncoders struct {
-	sync.Mutex
-	m map[zstd.EncoderLevel]*zstd.Encoder
-}
-
-func zstdEncoder(level zstd.EncoderLevel) (*zstd.Encoder, error) {
-	zstdEncoders.Lock()
-	defer zstdEncoders.Unlock()
-	if e, ok := zstdEncoders.m[level]; ok {
-		return e, nil
-	}
-	// Avro's ZstandardCodec writes frames without a content checksum.
-	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(false))
-	if err != nil {
-		return nil, err
-	}
-	if zstdEncoders.m == nil {
-		zstdEncoders.m = map[zstd.EncoderLevel]*zstd.Encoder{}
-	}
-	zstdEncoders.m[level] = e
-	return e, nil
-}
-
 // containerWriter builds an object container in memory.
 type containerWriter struct {
 	out   []byte
@@ -1016,18 +971,14 @@ type containerWriter struct {
 	zstd  *zstd.Encoder
 }
 
-func newContainerWriter(schema string, c Codec) (*containerWriter, error) {
-	name, err := c.avroName()
+func newContainerWriter(schema string, enc *Encoder) (*containerWriter, error) {
+	name, err := enc.codec.avroName()
 	if err != nil {
 		return nil, err
 	}
 	w := &containerWriter{codec: name}
 	if name == codecZstandard {
-		level := c.ZstdLevel
-		if level == 0 {
-			level = 1
-		}
-		if w.zstd, err = zstdEncoder(zstd.EncoderLevelFromZstd(level)); err != nil {
+		if w.zstd, err = enc.zstdEncoder(); err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}
 	}

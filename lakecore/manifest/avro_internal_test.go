@@ -90,7 +90,7 @@ func testEntry() Entry {
 // container builds an object container of records with the given schema.
 func container(t *testing.T, schema string, records ...[]byte) []byte {
 	t.Helper()
-	w, err := newContainerWriter(schema, Codec{Name: "null"})
+	w, err := newContainerWriter(schema, NewEncoder(Codec{Name: "null"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestContainerErrors(t *testing.T) {
 	// A block that inflates beyond maxBlockSize (a zstd bomb: 17 MB of zeros
 	// compress to a few hundred bytes) is refused, whatever the codec.
 	for _, codec := range []string{"zstd", "snappy", "deflate"} {
-		w, err := newContainerWriter(manifestSchema, Codec{Name: codec})
+		w, err := newContainerWriter(manifestSchema, NewEncoder(Codec{Name: codec}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -139,17 +139,6 @@ func (e Entry) Identifier() string {
 	return string(b)
 }
 
-// DecodeEntries decodes a manifest file (an Avro object container of
-// ManifestEntry records) by field name against its writer schema, accepting
-// both the current plain-record layout and the union-wrapped layout of Paimon
-// <= 0.8 / early 0.9. Unknown fields are skipped, missing optional fields are
-// nil; a missing required field wraps ErrMissingField, a _VERSION other than 2
-// ErrUnsupportedVersion, an ORC file ErrUnsupportedFormat, and malformed bytes
-// ErrCorrupt.
-func DecodeEntries(data []byte) ([]Entry, error) {
-	return decodeAll(data, "manifest", decodeEntry)
-}
-
 func checkVersion(r *record, want int32) error {
 	v, err := r.reqInt("_VERSION")
 	if err != nil {
@@ -310,11 +299,11 @@ func creationTime(r *record) (*int64, error) {
 
 // EncodeEntries encodes entries as a manifest file: an Avro object container
 // with exactly Java's current ManifestEntry schema (paimon-format.md
-// Appendix A, _VERSION 2) and codec c. Zero entries give a valid header-only
+// Appendix A, _VERSION 2) and the Encoder's codec. Zero entries give a valid header-only
 // file. It fails if an entry is not writable in a form Java can read (an
 // unknown kind, a BinaryRow without its arity prefix, a nil NullCounts).
-func EncodeEntries(entries []Entry, c Codec) ([]byte, error) {
-	w, err := newContainerWriter(manifestSchema, c)
+func (e *Encoder) EncodeEntries(entries []Entry) ([]byte, error) {
+	w, err := newContainerWriter(manifestSchema, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest: %w", err)
 	}

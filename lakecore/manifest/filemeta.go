@@ -22,13 +22,6 @@ type FileMeta struct {
 	MinRowID, MaxRowID   *int64
 }
 
-// DecodeFileMetas decodes a manifest list by field name against its writer
-// schema (plain or union-wrapped records of any Paimon version). Errors wrap
-// the same sentinels as DecodeEntries.
-func DecodeFileMetas(data []byte) ([]FileMeta, error) {
-	return decodeAll(data, "manifest list", decodeFileMeta)
-}
-
 func decodeFileMeta(r *record) (FileMeta, error) {
 	var m FileMeta
 	var err error
@@ -75,10 +68,10 @@ func decodeFileMeta(r *record) (FileMeta, error) {
 }
 
 // EncodeFileMetas encodes metas as a manifest list with exactly Java's current
-// ManifestFileMeta schema (paimon-format.md Appendix A) and codec c. Zero
+// ManifestFileMeta schema (paimon-format.md Appendix A) and the Encoder's codec. Zero
 // metas give a valid header-only file (the base list of a first commit).
-func EncodeFileMetas(metas []FileMeta, c Codec) ([]byte, error) {
-	w, err := newContainerWriter(manifestListSchema, c)
+func (e *Encoder) EncodeFileMetas(metas []FileMeta) ([]byte, error) {
+	w, err := newContainerWriter(manifestListSchema, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode manifest list: %w", err)
 	}

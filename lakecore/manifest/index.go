@@ -64,13 +64,6 @@ type GlobalIndexMeta struct {
 	IndexMeta, SourceMeta      []byte
 }
 
-// DecodeIndexEntries decodes an index manifest by field name against its
-// writer schema (0.9's union-wrapped layout and 1.4+'s plain one). _VERSION
-// must be 1. Errors wrap the same sentinels as DecodeEntries.
-func DecodeIndexEntries(data []byte) ([]IndexEntry, error) {
-	return decodeAll(data, "index manifest", decodeIndexEntry)
-}
-
 func decodeIndexEntry(r *record) (IndexEntry, error) {
 	var e IndexEntry
 	var err error
@@ -172,8 +165,8 @@ func decodeGlobalIndex(r *record) (*GlobalIndexMeta, error) {
 
 // EncodeIndexEntries encodes entries as an index manifest with exactly the
 // schema Java 1.4+/2.0 writes (_VERSION 1).
-func EncodeIndexEntries(entries []IndexEntry, c Codec) ([]byte, error) {
-	w, err := newContainerWriter(indexManifestSchema, c)
+func (e *Encoder) EncodeIndexEntries(entries []IndexEntry) ([]byte, error) {
+	w, err := newContainerWriter(indexManifestSchema, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode index manifest: %w", err)
 	}
@@ -243,11 +236,6 @@ func EncodeIndexEntries(entries []IndexEntry, c Codec) ([]byte, error) {
 		return nil, fmt.Errorf("encode index manifest: %w", err)
 	}
 	return out, nil
-}
-
-// ReadIndexEntries reads and decodes the index manifest manifest/<fileName>.
-func ReadIndexEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]IndexEntry, error) {
-	return readManifestFile(ctx, fio, tablePath, fileName, "index manifest", DecodeIndexEntries)
 }
 
 // ---------------------------------------------------------------------------
@@ -405,8 +393,8 @@ func DecodeDeletionVector(b []byte, length int32) (*DeletionVector, int, error) 
 // index types do not change scan results and are ignored. Index files are
 // index/<name> under the table, or their external path when it lies inside
 // fio (errors wrap ErrUnsupportedIndex otherwise).
-func ReadDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath, indexManifestName string) (map[string]*DeletionVector, error) {
-	entries, err := ReadIndexEntries(ctx, fio, tablePath, indexManifestName)
+func (d *Decoder) ReadDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath, indexManifestName string) (map[string]*DeletionVector, error) {
+	entries, err := d.ReadIndexEntries(ctx, fio, tablePath, indexManifestName)
 	if err != nil {
 		return nil, err
 	}
@@ -462,6 +450,11 @@ func ReadDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath, ind
 		}
 	}
 	return out, nil
+}
+
+// ReadDeletionVectors is Decoder.ReadDeletionVectors with a new Decoder.
+func ReadDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath, indexManifestName string) (map[string]*DeletionVector, error) {
+	return new(Decoder).ReadDeletionVectors(ctx, fio, tablePath, indexManifestName)
 }
 
 // indexFilePath resolves an index file: index/<name> under the table

@@ -30,18 +30,6 @@ func manifestPath(tablePath, fileName string) string {
 	return path.Join(tablePath, manifestDir, fileName)
 }
 
-// ReadEntries reads and decodes manifest/<fileName> of the table at tablePath
-// (relative to fio's root). Errors name the file; a missing file wraps
-// storage.ErrNotExist.
-func ReadEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]Entry, error) {
-	return readManifestFile(ctx, fio, tablePath, fileName, "manifest", DecodeEntries)
-}
-
-// ReadFileMetas reads and decodes the manifest list manifest/<fileName>.
-func ReadFileMetas(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]FileMeta, error) {
-	return readManifestFile(ctx, fio, tablePath, fileName, "manifest list", DecodeFileMetas)
-}
-
 func readManifestFile[T any](ctx context.Context, fio storage.FileIO, tablePath, fileName, what string,
 	decode func([]byte) ([]T, error)) ([]T, error) {
 	p := manifestPath(tablePath, fileName)
@@ -77,8 +65,8 @@ func writeNew(ctx context.Context, fio storage.FileIO, tablePath, name string, d
 // manifest/manifest-list-<uuid>-0 and returns its name and exact size (the
 // value for the snapshot's base/deltaManifestListSize). Zero metas give the
 // valid empty list of a first commit's base.
-func WriteManifestList(ctx context.Context, fio storage.FileIO, tablePath string, metas []FileMeta, c Codec) (name string, size int64, err error) {
-	data, err := EncodeFileMetas(metas, c)
+func (e *Encoder) WriteManifestList(ctx context.Context, fio storage.FileIO, tablePath string, metas []FileMeta) (name string, size int64, err error) {
+	data, err := e.EncodeFileMetas(metas)
 	if err != nil {
 		return "", 0, err
 	}
@@ -100,13 +88,13 @@ func WriteManifestList(ctx context.Context, fio storage.FileIO, tablePath string
 // _FIRST_ROW_ID. Ranges are nil for an empty manifest. Nothing is written if
 // an entry cannot be encoded or its partition does not decode with
 // partitionTypes.
-func WriteManifest(ctx context.Context, fio storage.FileIO, tablePath string, entries []Entry, partitionTypes []types.DataType,
-	schemaID int64, c Codec) (FileMeta, error) {
+func (e *Encoder) WriteManifest(ctx context.Context, fio storage.FileIO, tablePath string, entries []Entry, partitionTypes []types.DataType,
+	schemaID int64) (FileMeta, error) {
 	meta, err := summarize(entries, partitionTypes, schemaID)
 	if err != nil {
 		return FileMeta{}, fmt.Errorf("write manifest: %w", err)
 	}
-	data, err := EncodeEntries(entries, c)
+	data, err := e.EncodeEntries(entries)
 	if err != nil {
 		return FileMeta{}, err
 	}

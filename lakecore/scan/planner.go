@@ -83,11 +83,13 @@ func (p *Plan) RowCount() int64 {
 }
 
 // Planner plans reads of one table. It caches the partition keys of the
-// schemas it has seen and is safe for concurrent use.
+// schemas it has seen and the manifest writer schemas it has parsed, and is
+// safe for concurrent use.
 type Planner struct {
 	fio       storage.FileIO
 	tablePath string
 	schemas   *schema.Manager
+	manifests *manifest.Decoder
 
 	mu         sync.Mutex
 	partFields map[int64][]types.DataField
@@ -96,7 +98,8 @@ type Planner struct {
 // NewPlanner returns the planner of the table at tablePath (relative to
 // fio's root, e.g. "db.db/t").
 func NewPlanner(fio storage.FileIO, tablePath string) *Planner {
-	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), partFields: map[int64][]types.DataField{}}
+	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), manifests: manifest.NewDecoder(),
+		partFields: map[int64][]types.DataField{}}
 }
 
 // partitionFields returns the partition key fields of schema id. Paimon
@@ -279,7 +282,7 @@ func (p *Planner) readManifestList(ctx context.Context, name string, size *int64
 	if size != nil && *size != int64(len(data)) {
 		return nil, fmt.Errorf("read manifest list %s: %w: %d bytes, the snapshot says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), *size)
 	}
-	metas, err := manifest.DecodeFileMetas(data)
+	metas, err := p.manifests.DecodeFileMetas(data)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", fp, err)
 	}
@@ -353,12 +356,12 @@ func (p *Planner) readManifest(ctx context.Context, meta *manifest.FileMeta) ([]
 		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
 	}
 	if int64(len(data)) != meta.FileSize {
-		if _, derr := manifest.DecodeEntries(data); errors.Is(derr, manifest.ErrUnsupportedFormat) {
+		if _, derr := p.manifests.DecodeEntries(data); errors.Is(derr, manifest.ErrUnsupportedFormat) {
 			return nil, fmt.Errorf("read manifest %s: %w", fp, derr)
 		}
 		return nil, fmt.Errorf("read manifest %s: %w: %d bytes, the manifest list says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), meta.FileSize)
 	}
-	entries, err := manifest.DecodeEntries(data)
+	entries, err := p.manifests.DecodeEntries(data)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
 	}
@@ -442,7 +445,7 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 		splits[si].Files = fs
 	}
 	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
-		dvs, err := manifest.ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
+		dvs, err := p.manifests.ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
 		if err != nil {
 			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 		}
