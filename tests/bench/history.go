@@ -112,7 +112,7 @@ func (st *synthTable) commit(ctx context.Context, files int, rows int64, dt func
 // snapshots and on one with 10,000.
 func measureCommitHistory(ctx context.Context, e *Env) (*Section, error) {
 	history := e.pick(10_000, 300)
-	const samples = 20 // commits per table per run
+	const samples = 50 // commits per table per run
 	dt := func(n int64) func(int) string {
 		return func(int) string { return fmt.Sprintf("d%03d", n%4) }
 	}
