@@ -52,7 +52,7 @@ func filesCommand() *cli.Command {
 		Name:  "files",
 		Usage: "List the live data files of a snapshot: partition, bucket, name, rows, bytes, sequence range, level",
 		Flags: append(tableFlags(),
-			&cli.Int64Flag{Name: "snapshot", Usage: "the snapshot id (default: the latest)"},
+			&cli.Int64Flag{Name: "snapshot", DefaultText: "the latest", Usage: "the snapshot id"},
 			partitionFlag("only partitions matching k=v[,k2=v2] (repeatable: any of them)"),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print a JSON array (keys as in Paimon's $files system table)"},
 		),
