@@ -25,7 +25,9 @@ const childEnv = "BP_BENCH_CHILD"
 
 // childSpec is the job of a child process.
 type childSpec struct {
-	// Kind is "write" (generate -> paimon), "tail" (paimon input,
+	// Kind is "write" (generate -> paimon), "writer" (lakecore's table
+	// writer alone, rows made on the fly, a commit every BatchCount rows),
+	// "tail" (paimon input,
 	// bounded, full scan -> a counting consumer) or "idle" (generate of one
 	// message -> drop: the RSS of the binary and Benthos alone).
 	Kind       string
@@ -74,6 +76,8 @@ func childJob(ctx context.Context, s childSpec) (int64, error) {
 	case "write":
 		st := stream{input: generateYAML(s.Rows, s.Partitions, 1000), output: paimonOutputYAML(s.Warehouse, nil, s.BatchCount, "10s"), log: os.Stderr}
 		return int64(s.Rows), st.run(ctx)
+	case "writer":
+		return childTableWriter(ctx, s)
 	case "idle":
 		st := stream{input: `generate: { count: 1, interval: "", mapping: 'root = {}' }`, output: "drop: {}", log: os.Stderr}
 		return 1, st.run(ctx)
@@ -151,4 +155,35 @@ func runChild(ctx context.Context, e *Env, s childSpec) (childResult, int64, err
 		return res, 0, errors.New("no peak RSS reported")
 	}
 	return res, maxRSS, nil
+}
+
+// childTableWriter writes s.Rows rows into s.Partitions partitions with
+// lakecore's TableWriter, committing every s.BatchCount rows.
+func childTableWriter(ctx context.Context, s childSpec) (int64, error) {
+	tbl, err := createBenchTable(ctx, s.Warehouse, nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	c := tbl.NewCommitter("bench")
+	var n int64
+	for id := int64(1); n < int64(s.Rows); id++ {
+		tw, err := tbl.NewWriter(ctx)
+		if err != nil {
+			return n, err
+		}
+		for k := 0; k < s.BatchCount && n < int64(s.Rows); k++ {
+			n++
+			if err := tw.Write(ctx, anyRow(pqRowAt(n, s.Partitions))); err != nil {
+				return n, err
+			}
+		}
+		msgs, err := tw.Prepare(ctx)
+		if err != nil {
+			return n, err
+		}
+		if _, err := c.Commit(ctx, id, msgs); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
