@@ -291,8 +291,9 @@ func (p *Planner) readManifestList(ctx context.Context, name string, size *int64
 
 // readManifests reads and decodes manifests with a bounded pool of
 // goroutines, returning each manifest's entries at its index so that the
-// merge order does not depend on scheduling. The first failing manifest in
-// list order is reported; the others are abandoned.
+// merge order does not depend on scheduling. On failure the remaining reads
+// are abandoned and the failure that stopped them is reported (which of
+// several failing manifests that is depends on scheduling).
 func (p *Planner) readManifests(ctx context.Context, metas []manifest.FileMeta) ([][]manifest.Entry, error) {
 	out := make([][]manifest.Entry, len(metas))
 	if len(metas) == 0 {
