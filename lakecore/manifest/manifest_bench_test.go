@@ -46,7 +46,9 @@ func BenchmarkDecodeEntries100(b *testing.B) {
 func BenchmarkEncodeEntries100(b *testing.B) {
 	entries := hundredEntries()
 	e := manifest.NewEncoder(manifest.Codec{})
-	oneOff := func(entries []manifest.Entry) ([]byte, error) { return manifest.EncodeEntries(entries, manifest.Codec{}) }
+	oneOff := func(entries []manifest.Entry) ([]byte, error) {
+		return manifest.EncodeEntries(entries, manifest.Codec{})
+	}
 	for _, bc := range []struct {
 		name   string
 		encode func([]manifest.Entry) ([]byte, error)

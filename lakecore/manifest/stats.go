@@ -214,4 +214,3 @@ func (c *statsCollector) stats() (SimpleStats, error) {
 	}
 	return NewStats(c.types, c.mins, c.maxs, counts)
 }
-

@@ -104,70 +104,87 @@ type DataField struct {
 }
 
 // BooleanType returns the nullable type BOOLEAN; NotNull drops the nullability.
-func BooleanType() DataType        { return DataType{Kind: KindBoolean, Nullable: true} }
+func BooleanType() DataType { return DataType{Kind: KindBoolean, Nullable: true} }
+
 // TinyIntType returns the nullable type TINYINT; NotNull drops the nullability.
-func TinyIntType() DataType        { return DataType{Kind: KindTinyInt, Nullable: true} }
+func TinyIntType() DataType { return DataType{Kind: KindTinyInt, Nullable: true} }
+
 // SmallIntType returns the nullable type SMALLINT; NotNull drops the nullability.
-func SmallIntType() DataType       { return DataType{Kind: KindSmallInt, Nullable: true} }
+func SmallIntType() DataType { return DataType{Kind: KindSmallInt, Nullable: true} }
+
 // IntType returns the nullable type INT; NotNull drops the nullability.
-func IntType() DataType            { return DataType{Kind: KindInt, Nullable: true} }
+func IntType() DataType { return DataType{Kind: KindInt, Nullable: true} }
+
 // BigIntType returns the nullable type BIGINT; NotNull drops the nullability.
-func BigIntType() DataType         { return DataType{Kind: KindBigInt, Nullable: true} }
+func BigIntType() DataType { return DataType{Kind: KindBigInt, Nullable: true} }
+
 // FloatType returns the nullable type FLOAT; NotNull drops the nullability.
-func FloatType() DataType          { return DataType{Kind: KindFloat, Nullable: true} }
+func FloatType() DataType { return DataType{Kind: KindFloat, Nullable: true} }
+
 // DoubleType returns the nullable type DOUBLE; NotNull drops the nullability.
-func DoubleType() DataType         { return DataType{Kind: KindDouble, Nullable: true} }
+func DoubleType() DataType { return DataType{Kind: KindDouble, Nullable: true} }
+
 // StringType returns the nullable type STRING; NotNull drops the nullability.
-func StringType() DataType         { return DataType{Kind: KindVarChar, Nullable: true, Length: MaxLength} }
+func StringType() DataType { return DataType{Kind: KindVarChar, Nullable: true, Length: MaxLength} }
+
 // BytesType returns the nullable type BYTES; NotNull drops the nullability.
-func BytesType() DataType          { return DataType{Kind: KindVarBinary, Nullable: true, Length: MaxLength} }
+func BytesType() DataType { return DataType{Kind: KindVarBinary, Nullable: true, Length: MaxLength} }
+
 // DateType returns the nullable type DATE; NotNull drops the nullability.
-func DateType() DataType           { return DataType{Kind: KindDate, Nullable: true} }
+func DateType() DataType { return DataType{Kind: KindDate, Nullable: true} }
+
 // CharType returns the nullable type CHAR; NotNull drops the nullability.
-func CharType(n int) DataType      { return DataType{Kind: KindChar, Nullable: true, Length: n} }
+func CharType(n int) DataType { return DataType{Kind: KindChar, Nullable: true, Length: n} }
+
 // VarCharType returns the nullable type VARCHAR; NotNull drops the nullability.
-func VarCharType(n int) DataType   { return DataType{Kind: KindVarChar, Nullable: true, Length: n} }
+func VarCharType(n int) DataType { return DataType{Kind: KindVarChar, Nullable: true, Length: n} }
+
 // BinaryType returns the nullable type BINARY; NotNull drops the nullability.
-func BinaryType(n int) DataType    { return DataType{Kind: KindBinary, Nullable: true, Length: n} }
+func BinaryType(n int) DataType { return DataType{Kind: KindBinary, Nullable: true, Length: n} }
+
 // VarBinaryType returns the nullable type VARBINARY; NotNull drops the nullability.
 func VarBinaryType(n int) DataType { return DataType{Kind: KindVarBinary, Nullable: true, Length: n} }
-// TimeType returns the nullable type TIME; NotNull drops the nullability.
-func TimeType(p int) DataType      { return DataType{Kind: KindTime, Nullable: true, Precision: p} }
-// TimestampType returns the nullable type TIMESTAMP; NotNull drops the nullability.
-func TimestampType(p int) DataType { return DataType{Kind: KindTimestamp, Nullable: true, Precision: p} }
 
-// LocalZonedTimestampType is TIMESTAMP(p) WITH LOCAL TIME ZONE.
-// LocalZonedTimestampType returns the nullable type LOCALZONEDTIMESTAMP; NotNull drops the nullability.
+// TimeType returns the nullable type TIME; NotNull drops the nullability.
+func TimeType(p int) DataType { return DataType{Kind: KindTime, Nullable: true, Precision: p} }
+
+// TimestampType returns the nullable type TIMESTAMP; NotNull drops the nullability.
+func TimestampType(p int) DataType {
+	return DataType{Kind: KindTimestamp, Nullable: true, Precision: p}
+}
+
+// LocalZonedTimestampType returns the nullable type TIMESTAMP(p) WITH LOCAL
+// TIME ZONE; NotNull drops the nullability.
 func LocalZonedTimestampType(p int) DataType {
 	return DataType{Kind: KindLocalZonedTimestamp, Nullable: true, Precision: p}
 }
 
-// DecimalType is DECIMAL(p, s).
-// DecimalType returns the nullable type DECIMAL; NotNull drops the nullability.
+// DecimalType returns the nullable type DECIMAL(p, s); NotNull drops the
+// nullability.
 func DecimalType(p, s int) DataType {
 	return DataType{Kind: KindDecimal, Nullable: true, Precision: p, Scale: s}
 }
 
-// ArrayType is ARRAY<elem>.
-// ArrayType returns the nullable type ARRAY; NotNull drops the nullability.
+// ArrayType returns the nullable type ARRAY<elem>; NotNull drops the
+// nullability.
 func ArrayType(elem DataType) DataType {
 	return DataType{Kind: KindArray, Nullable: true, Element: &elem}
 }
 
-// MultisetType is MULTISET<elem>.
-// MultisetType returns the nullable type MULTISET; NotNull drops the nullability.
+// MultisetType returns the nullable type MULTISET<elem>; NotNull drops the
+// nullability.
 func MultisetType(elem DataType) DataType {
 	return DataType{Kind: KindMultiset, Nullable: true, Element: &elem}
 }
 
-// MapType is MAP<key, value>.
-// MapType returns the nullable type MAP; NotNull drops the nullability.
+// MapType returns the nullable type MAP<key, value>; NotNull drops the
+// nullability.
 func MapType(key, value DataType) DataType {
 	return DataType{Kind: KindMap, Nullable: true, Key: &key, Value: &value}
 }
 
-// RowType is ROW<fields...>.
-// RowType returns the nullable type ROW; NotNull drops the nullability.
+// RowType returns the nullable type ROW<fields...>; NotNull drops the
+// nullability.
 func RowType(fields ...DataField) DataType {
 	return DataType{Kind: KindRow, Nullable: true, Fields: fields}
 }
