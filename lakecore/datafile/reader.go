@@ -64,7 +64,7 @@ type Reader struct {
 	err      error // sticky: once a read fails the reader's position is lost
 	closed   bool
 
-	// LZ4_RAW chunks, declared UNCOMPRESSED to parquet-go (reader_lz4.go),
+	// LZ4_RAW and LZ4 chunks, declared UNCOMPRESSED to parquet-go (reader_lz4.go),
 	// and the real file size.
 	lz4Chunks map[chunkKey]format.ColumnMetaData
 	size      int64
@@ -95,7 +95,7 @@ type outColumn struct {
 // ErrUnsupportedCast. A Parquet column that cannot hold its Paimon type fails
 // with ErrSchemaMismatch, a file that is not valid Parquet with
 // ErrCorruptFile, and an encrypted file or a codec other than UNCOMPRESSED,
-// SNAPPY, GZIP, ZSTD and LZ4_RAW with ErrUnsupportedFile. An I/O error of f is
+// SNAPPY, GZIP, ZSTD, LZ4_RAW and LZ4 (Hadoop framing) with ErrUnsupportedFile. An I/O error of f is
 // returned wrapped as it is. Errors name the file.
 //
 // Only the footer is read here. The caller keeps ownership of f: Close does
@@ -186,8 +186,8 @@ func NewReader(f storage.File, fileFields, tableFields []types.DataField, o Read
 	return r, nil
 }
 
-// checkCodecs accepts the codecs parquet-mr reads out of the box (not
-// Hadoop-framed LZ4, BROTLI or LZO) and reports whether LZ4_RAW is used. A
+// checkCodecs accepts the codecs Java Paimon writes (not BROTLI or LZO) and
+// reports whether LZ4_RAW or Hadoop-framed LZ4 is used (reader_lz4.go). A
 // column must keep its codec in every row group: parquet-go applies the
 // first row group's codec to all of them.
 func checkCodecs(meta *format.FileMetaData) (lz4 bool, err error) {
@@ -197,7 +197,7 @@ func checkCodecs(meta *format.FileMetaData) (lz4 bool, err error) {
 			codec := c.MetaData.Codec
 			switch codec {
 			case format.Uncompressed, format.Snappy, format.Gzip, format.Zstd:
-			case format.Lz4Raw:
+			case format.Lz4Raw, format.Lz4:
 				lz4 = true
 			default:
 				return false, fmt.Errorf("%w: row group %d, column %s: compression codec %s", ErrUnsupportedFile, i,

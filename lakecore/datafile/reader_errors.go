@@ -12,7 +12,7 @@ var (
 
 	// ErrUnsupportedFile is returned for valid Parquet this reader does not
 	// read: an encrypted file, or a compression codec other than
-	// UNCOMPRESSED, SNAPPY, GZIP, ZSTD and LZ4_RAW.
+	// UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4_RAW and LZ4 (Hadoop framing).
 	ErrUnsupportedFile = errors.New("unsupported parquet data file")
 
 	// ErrSchemaMismatch is returned when a file cannot hold the columns of its

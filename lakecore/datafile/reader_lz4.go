@@ -17,6 +17,14 @@ import (
 // with a doubled buffer forever. Our writer emits LZ4_RAW for
 // file.compression=lz4, and pyarrow writes it too.
 //
+// The deprecated LZ4 codec is decoded here too: Java Paimon writes it for
+// file.compression=lz4 (parquet-mr's CompressionCodecName.LZ4, Hadoop's
+// Lz4Codec), which parquet-go does not read at all. Its pages carry
+// Hadoop's block framing (hadoopLZ4); like Arrow
+// (cpp/src/arrow/util/compression_lz4.cc, Lz4HadoopCodec), a page that is
+// not a valid frame is read as one plain LZ4 block, as some older writers
+// produced under that codec.
+//
 // The footer parquet-go parses is rewritten to declare those chunks
 // UNCOMPRESSED; when a row group is read, each such chunk is loaded, its
 // pages decompressed (bounded, CRC-checked) and served to parquet-go with
@@ -34,8 +42,8 @@ const lz4SectionSize = 1 << 40
 type chunkKey struct{ rowGroup, leaf int }
 
 // lz4FooterView presents the file with its footer replaced by one that
-// declares the LZ4_RAW chunks UNCOMPRESSED; it returns the view, its size
-// and the original metadata of those chunks.
+// declares the LZ4_RAW and LZ4 chunks UNCOMPRESSED; it returns the view,
+// its size and the original metadata of those chunks.
 func lz4FooterView(tail *tailReaderAt, size int64) (io.ReaderAt, int64, map[chunkKey]format.ColumnMetaData, error) {
 	footerLen := int64(binary.LittleEndian.Uint32(tail.tail[len(tail.tail)-8:]))
 	start := size - 8 - footerLen
@@ -49,7 +57,7 @@ func lz4FooterView(tail *tailReaderAt, size int64) (io.ReaderAt, int64, map[chun
 	for i := range meta.RowGroups {
 		for j := range meta.RowGroups[i].Columns {
 			md := &meta.RowGroups[i].Columns[j].MetaData
-			if md.Codec == format.Lz4Raw {
+			if md.Codec == format.Lz4Raw || md.Codec == format.Lz4 {
 				orig[chunkKey{i, j}] = *md
 				md.Codec = format.Uncompressed
 				md.TotalCompressedSize = lz4SectionSize
@@ -97,9 +105,9 @@ func (v *footerView) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// loadLZ4Chunk reads an LZ4_RAW column chunk described by its original
-// metadata, decompresses its pages and returns a ReaderAt over the chunk
-// rewritten with uncompressed pages, at the chunk's file offset.
+// loadLZ4Chunk reads an LZ4_RAW or LZ4 column chunk described by its
+// original metadata, decompresses its pages and returns a ReaderAt over the
+// chunk rewritten with uncompressed pages, at the chunk's file offset.
 func loadLZ4Chunk(src io.ReaderAt, fileSize int64, md *format.ColumnMetaData) (io.ReaderAt, error) {
 	base := md.DataPageOffset
 	if md.DictionaryPageOffset != 0 {
@@ -156,7 +164,7 @@ func loadLZ4Chunk(src io.ReaderAt, fileSize int64, md *format.ColumnMetaData) (i
 			}
 			payload = make([]byte, prefix+want)
 			copy(payload, data[:prefix])
-			n, err := lz4.UncompressBlock(src, payload[prefix:])
+			n, err := decodeLZ4Page(md.Codec, src, payload[prefix:])
 			if err != nil {
 				return nil, fmt.Errorf("%w: LZ4 page at %d: %v", ErrCorruptFile, at, err)
 			}
@@ -188,6 +196,61 @@ func (c *chunkReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n := copy(p, c.data[rel:])
 	if n < len(p) {
 		return n, io.EOF
+	}
+	return n, nil
+}
+
+// decodeLZ4Page decompresses the compressed part of one page into dst: one
+// LZ4 block for LZ4_RAW; for LZ4 the Hadoop frame, or one block if the page
+// is not a valid frame.
+func decodeLZ4Page(codec format.CompressionCodec, src, dst []byte) (int, error) {
+	if codec == format.Lz4 {
+		if n, err := hadoopLZ4(src, dst); err == nil {
+			return n, nil
+		}
+	}
+	return lz4.UncompressBlock(src, dst)
+}
+
+// hadoopLZ4 decodes Hadoop's block framing (BlockCompressorStream /
+// BlockDecompressorStream, which Lz4Codec uses): blocks of a 4-byte
+// big-endian uncompressed length followed by chunks of a 4-byte big-endian
+// compressed length and an LZ4 block, until the chunks add up to the
+// uncompressed length. The blocks must fill dst exactly.
+func hadoopLZ4(src, dst []byte) (int, error) {
+	n := 0
+	for len(src) > 0 {
+		if len(src) < 4 {
+			return n, fmt.Errorf("hadoop LZ4 frame: %d trailing bytes", len(src))
+		}
+		raw := int64(binary.BigEndian.Uint32(src))
+		src = src[4:]
+		if raw > int64(len(dst)-n) {
+			return n, fmt.Errorf("hadoop LZ4 frame: block of %d bytes exceeds the page's %d", raw, len(dst))
+		}
+		end := n + int(raw)
+		for n < end {
+			if len(src) < 4 {
+				return n, fmt.Errorf("hadoop LZ4 frame: truncated chunk length")
+			}
+			c := int64(binary.BigEndian.Uint32(src))
+			src = src[4:]
+			if c == 0 || c > int64(len(src)) {
+				return n, fmt.Errorf("hadoop LZ4 frame: chunk of %d bytes with %d left", c, len(src))
+			}
+			m, err := lz4.UncompressBlock(src[:c], dst[n:end])
+			if err != nil {
+				return n, fmt.Errorf("hadoop LZ4 frame: %w", err)
+			}
+			if m == 0 {
+				return n, fmt.Errorf("hadoop LZ4 frame: empty chunk")
+			}
+			n += m
+			src = src[c:]
+		}
+	}
+	if n != len(dst) {
+		return n, fmt.Errorf("hadoop LZ4 frame: %d bytes, the page has %d", n, len(dst))
 	}
 	return n, nil
 }
