@@ -10,7 +10,7 @@ BENCHTIME ?= 1x
 
 export PATH := $(CI_BIN):$(PATH)
 
-.PHONY: all build run test test-short lint fuzz bench tools s3 clean
+.PHONY: all build run test test-short interop lint fuzz bench tools s3 clean
 
 all: build
 
@@ -28,6 +28,21 @@ test: s3
 
 test-short:
 	$(GO) test -count=1 -short $(PKGS)
+
+# The interop suite (tests/interop/README.md): Java Paimon 1.x and 2.x,
+# pypaimon and DuckDB read what lakecore writes, lakecore reads and tails
+# what they write. setup.sh installs the oracles (Maven and pip caches in
+# .cache/) or lists exactly what is missing (java, mvn, python3) and stops:
+# a skip, or a failure with REQUIRE_INTEROP=1.
+interop:
+	@if bash tests/interop/setup.sh; then \
+	  echo "$(GO) test -tags interop -count=1 -timeout 30m ./tests/interop/..."; \
+	  $(GO) vet -tags interop ./tests/interop/... && $(GO) test -tags interop -count=1 -timeout 30m ./tests/interop/...; \
+	elif [ "$$REQUIRE_INTEROP" = 1 ]; then \
+	  echo "make interop: failed: REQUIRE_INTEROP=1 and the oracles cannot be set up (see above)" >&2; exit 1; \
+	else \
+	  echo "make interop: skipped: the oracles cannot be set up (see above)" >&2; \
+	fi
 
 s3:
 	bash .ci/s3.sh install
