@@ -113,10 +113,11 @@ type delta struct {
 type outcome int
 
 const (
-	committed outcome = iota
-	idTaken           // another writer created snapshot-<id>: retry
-	uncertain         // the snapshot write failed in an unknown way: look, then retry
-	failed            // preparing failed or a conflict: give up
+	committed  outcome = iota
+	idTaken            // another writer created snapshot-<id>: retry
+	uncertain          // the snapshot write failed in an unknown way: look, then retry
+	failed             // preparing failed or a conflict: give up
+	unresolved         // a created snapshot may be stale: give up, outcome unknown
 )
 
 // tryCommit is FileStoreCommitImpl.tryCommit: attempts until one commits,
@@ -126,7 +127,7 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 	var d *delta
 	checkAfter := int64(-1) // FindCommit lower bound once an attempt was uncertain
 	for retry := 0; ; retry++ {
-		latest, err := c.snapshots.Latest(ctx)
+		latest, err := c.latest(ctx)
 		if err != nil {
 			return nil, c.giveUp(ctx, d, checkAfter >= 0, fmt.Errorf("commit to %s: read latest snapshot: %w", c.tablePath, err))
 		}
@@ -138,15 +139,27 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 				return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: look for a landed attempt: %w", c.tablePath, err))
 			}
 			if s != nil {
-				return s, nil
+				found, err := c.confirmFound(ctx, s)
+				if err == nil {
+					return found, nil
+				}
+				if !errors.Is(err, errRetry) {
+					return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: %w", c.tablePath, err))
+				}
 			}
 		}
 		snap, res, err := c.attempt(ctx, latest, identifier, kind, detectConflicts, provide, &d)
+		if res == failed && c.baseExpired(ctx, latest, err) {
+			res = idTaken // expiry removed the base meanwhile: start from the new latest
+		}
 		switch res {
 		case committed:
 			return snap, nil
 		case failed:
 			return nil, c.giveUp(ctx, d, false, err)
+		case unresolved:
+			d.pinned = true
+			return nil, c.giveUp(ctx, d, true, err)
 		case uncertain:
 			d.pinned = true
 			after := int64(0)
@@ -160,12 +173,15 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 		if (c.o.Timeout > 0 && time.Since(start) > c.o.Timeout) || retry >= c.o.MaxRetries {
 			if res == uncertain {
 				s, ferr := c.snapshots.FindCommit(ctx, c.o.CommitUser, identifier, kind, checkAfter)
+				if ferr == nil && s != nil {
+					s, ferr = c.confirmFound(ctx, s)
+					if ferr == nil {
+						return s, nil
+					}
+				}
 				if ferr != nil {
 					return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: %w after %d retries: %w (and looking for it failed: %v)",
 						c.tablePath, ErrRetriesExhausted, retry, err, ferr))
-				}
-				if s != nil {
-					return s, nil
 				}
 			}
 			return nil, c.giveUp(ctx, d, false, fmt.Errorf("commit to %s: %w after %d retries in %v, there may be commit conflicts between jobs: %w",
@@ -355,9 +371,20 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 		Statistics:            stats,
 		NextRowID:             &next,
 	}
-	err = c.snapshots.Commit(ctx, snap)
+	err = c.snapshots.Create(ctx, snap)
 	switch {
 	case err == nil:
+		own := ownFiles{base: fileNames(after), delta: fileNames(d.metas), adds: addedFiles(ch.entries)}
+		v, next, cerr := c.confirm(ctx, snap, own)
+		if err := c.settle(ctx, snap, v, next, cerr); err != nil {
+			if v == stale {
+				// Nothing refers to this attempt's base files; the delta is
+				// reused by the retry.
+				cleanup()
+				return nil, idTaken, err
+			}
+			return nil, unresolved, err
+		}
 		return snap, committed, nil
 	case errors.Is(err, snapshot.ErrSnapshotExists):
 		// "Atomic commit failed ... try again": this attempt's base files

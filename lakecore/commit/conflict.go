@@ -62,7 +62,9 @@ func (c *Committer) checkConflicts(ctx context.Context, latest *snapshot.Snapsho
 	}
 	merged, err := manifest.MergeEntries(all)
 	if err != nil {
-		return conflict("%v", err)
+		// Wrapped, so that a recovery commit can tell a file that is
+		// already in the table (manifest.ErrDuplicateFile).
+		return fmt.Errorf("%w: latest snapshot %d: %w; give up committing", ErrConflict, latestID, err)
 	}
 	for i := range merged {
 		if merged[i].Kind == manifest.FileKindDelete {

@@ -29,6 +29,14 @@ var (
 	// same identifier again. The files of such an attempt are never deleted.
 	ErrCommitAmbiguous = errors.New("commit outcome unknown")
 
+	// ErrStaleSnapshot is wrapped when a snapshot this committer created
+	// turned out to sit on a stale base: snapshot expiry had deleted an
+	// earlier snapshot of the same id, so the exclusive create succeeded
+	// although the table had moved on (see chain.go). A snapshot proven
+	// stale is deleted and the commit retried; when it cannot be told, the
+	// error returned also wraps ErrCommitAmbiguous.
+	ErrStaleSnapshot = errors.New("snapshot created on a stale base")
+
 	// ErrInvalidMessage is returned (wrapped) for commit messages that
 	// cannot be committed as given: a partition that does not decode with
 	// the table's partition keys, files outside the partitions being

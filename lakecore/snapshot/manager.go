@@ -174,6 +174,20 @@ func (m *Manager) Latest(ctx context.Context) (*Snapshot, error) {
 // s must have ID >= 1, a valid CommitKind, both manifest list names and a
 // commit user; otherwise the error wraps ErrInvalidSnapshot.
 func (m *Manager) Commit(ctx context.Context, s *Snapshot) error {
+	if err := m.Create(ctx, s); err != nil {
+		return err
+	}
+	_ = m.WriteLatestHint(ctx, s.ID) // best effort, like RenamingSnapshotCommit
+	return nil
+}
+
+// Create is Commit without the LATEST hint, for a committer that must
+// first confirm that the new snapshot continues the table: an exclusive
+// create also succeeds when snapshot expiry has just deleted a snapshot of
+// that id, and a writer that read the latest snapshot before that would
+// then publish a stale "ghost" snapshot below the retained ones
+// (commit.Committer checks for that before writing the hint).
+func (m *Manager) Create(ctx context.Context, s *Snapshot) error {
 	p := m.Path(s.ID)
 	switch {
 	case s.ID < 1:
@@ -193,8 +207,18 @@ func (m *Manager) Commit(ctx context.Context, s *Snapshot) error {
 		}
 		return fmt.Errorf("commit snapshot %s: %w", p, err)
 	}
-	_ = m.WriteLatestHint(ctx, s.ID) // best effort, like RenamingSnapshotCommit
 	return nil
+}
+
+// ReadLatestHint returns the id in the LATEST hint, unverified; ok is false
+// when there is no readable hint. Use LatestID for the latest snapshot.
+func (m *Manager) ReadLatestHint(ctx context.Context) (id int64, ok bool) {
+	return m.readHint(ctx, LatestHint)
+}
+
+// Exists reports whether snapshot-<id> exists.
+func (m *Manager) Exists(ctx context.Context, id int64) (bool, error) {
+	return m.exists(ctx, id)
 }
 
 // WriteLatestHint overwrites LATEST with id (HintFileUtils.commitLatestHint).
