@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -118,16 +117,19 @@ func vmHWM() int64 {
 	return 0
 }
 
-// runChild runs s in a child process and returns its result and its
-// maximum RSS as the kernel accounted it (rusage ru_maxrss, KiB).
-func runChild(ctx context.Context, e *Env, s childSpec) (childResult, int64, error) {
+// runChild runs s in a child process and returns its result, whose
+// HWMKiB is the child's peak RSS. The kernel's ru_maxrss of the child is
+// not used: Go starts children with vfork semantics, and exec carries the
+// parent's RSS high-water mark into the child's (exec_mmap), so a large
+// harness would inflate every child's figure.
+func runChild(ctx context.Context, e *Env, s childSpec) (childResult, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return childResult{}, 0, err
+		return childResult{}, err
 	}
 	spec, err := json.Marshal(s)
 	if err != nil {
-		return childResult{}, 0, err
+		return childResult{}, err
 	}
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
@@ -137,24 +139,20 @@ func runChild(ctx context.Context, e *Env, s childSpec) (childResult, int64, err
 		cmd.Stderr = e.log
 	}
 	if err := cmd.Run(); err != nil {
-		return childResult{}, 0, fmt.Errorf("child %s: %w", s.Kind, err)
+		return childResult{}, fmt.Errorf("child %s: %w", s.Kind, err)
 	}
 	var res childResult
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
-		return res, 0, fmt.Errorf("child %s: result %q: %w", s.Kind, stdout.String(), err)
+		return res, fmt.Errorf("child %s: result %q: %w", s.Kind, stdout.String(), err)
 	}
 	if res.Err != "" {
-		return res, 0, fmt.Errorf("child %s: %s", s.Kind, res.Err)
+		return res, fmt.Errorf("child %s: %s", s.Kind, res.Err)
 	}
-	var maxRSS int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		maxRSS = ru.Maxrss
+	if res.HWMKiB == 0 {
+		return res, errors.New("no peak RSS reported (VmHWM)")
 	}
-	if maxRSS == 0 && res.HWMKiB == 0 {
-		return res, 0, errors.New("no peak RSS reported")
-	}
-	return res, maxRSS, nil
+	return res, nil
 }
 
 // childTableWriter writes s.Rows rows into s.Partitions partitions with

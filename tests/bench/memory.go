@@ -17,31 +17,31 @@ func measureMemory(ctx context.Context, e *Env) (*Section, error) {
 	var wh string
 	var idle, wRSS, wRate, lRSS, lRate, tRSS, tRate Sample
 	for range runs {
-		res, rss, err := runChild(ctx, e, childSpec{Kind: "idle"})
+		res, err := runChild(ctx, e, childSpec{Kind: "idle"})
 		if err != nil {
 			return nil, err
 		}
-		idle = append(idle, float64(max(rss, res.HWMKiB))*1024)
+		idle = append(idle, float64(res.HWMKiB)*1024)
 	}
 	for i := range runs {
 		lwh := e.Dir(fmt.Sprintf("mem-writer-%d", i))
-		res, rss, err := runChild(ctx, e, childSpec{Kind: "writer", Warehouse: lwh, Rows: rows, Partitions: parts, BatchCount: batch})
+		res, err := runChild(ctx, e, childSpec{Kind: "writer", Warehouse: lwh, Rows: rows, Partitions: parts, BatchCount: batch})
 		if err != nil {
 			return nil, err
 		}
 		_ = os.RemoveAll(lwh)
-		lRSS = append(lRSS, float64(max(rss, res.HWMKiB))*1024)
+		lRSS = append(lRSS, float64(res.HWMKiB)*1024)
 		lRate = append(lRate, float64(rows)/res.Seconds)
 		e.Logf("   table writer run %d: %s peak RSS, %.0f rows/s", i+1, fBytes(lRSS[i]), lRate[i])
 		if wh != "" {
 			_ = os.RemoveAll(wh)
 		}
 		wh = e.Dir(fmt.Sprintf("mem-%d", i))
-		res, rss, err = runChild(ctx, e, childSpec{Kind: "write", Warehouse: wh, Rows: rows, Partitions: parts, BatchCount: batch})
+		res, err = runChild(ctx, e, childSpec{Kind: "write", Warehouse: wh, Rows: rows, Partitions: parts, BatchCount: batch})
 		if err != nil {
 			return nil, err
 		}
-		wRSS = append(wRSS, float64(max(rss, res.HWMKiB))*1024)
+		wRSS = append(wRSS, float64(res.HWMKiB)*1024)
 		wRate = append(wRate, float64(rows)/res.Seconds)
 		e.Logf("   write run %d: %s peak RSS, %.0f rows/s", i+1, fBytes(wRSS[i]), wRate[i])
 	}
@@ -57,19 +57,19 @@ func measureMemory(ctx context.Context, e *Env) (*Section, error) {
 		return nil, fmt.Errorf("table holds %d rows, want %d", n, rows)
 	}
 	for i := range runs {
-		res, rss, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh})
+		res, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh})
 		if err != nil {
 			return nil, err
 		}
 		if res.Rows != int64(rows) {
 			return nil, fmt.Errorf("tail read %d rows, want %d", res.Rows, rows)
 		}
-		tRSS = append(tRSS, float64(max(rss, res.HWMKiB))*1024)
+		tRSS = append(tRSS, float64(res.HWMKiB)*1024)
 		tRate = append(tRate, float64(rows)/res.Seconds)
 		e.Logf("   tail run %d: %s peak RSS, %.0f rows/s", i+1, fBytes(tRSS[i]), tRate[i])
 	}
 	s := &Section{Title: "Memory"}
-	s.Intro = fmt.Sprintf(`Peak RSS (the kernel's ru_maxrss of the child process, which runs only the pipeline) while writing %s rows of the payment event into %d partitions with `+"`generate → paimon`"+` (batching count %s or 10 s, max_in_flight 4), and while tailing all of them with the `+"`paimon`"+` input (`+"`scan_mode: full`, `bounded: true`"+`, default batch_size) into a counting consumer. The table: %s data files, %s. Go's default GOGC=100, no GOMEMLIMIT.`,
+	s.Intro = fmt.Sprintf(`Peak RSS (VmHWM of a child process that runs only the pipeline) while writing %s rows of the payment event into %d partitions with `+"`generate → paimon`"+` (batching count %s or 10 s, max_in_flight 4), and while tailing all of them with the `+"`paimon`"+` input (`+"`scan_mode: full`, `bounded: true`"+`, default batch_size) into a counting consumer. The table: %s data files, %s. Go's default GOGC=100, no GOMEMLIMIT.`,
 		fInt(float64(rows)), parts, fInt(float64(batch)), fInt(float64(files)), fBytes(float64(bytes)))
 	s.Tables = []Table{{
 		Header: []string{"Process", "peak RSS", "rows/s"},

@@ -317,18 +317,21 @@ func firstLine(s string) string {
 // target is one goal of issues #3, #5, #6 and the figure that judges it.
 type target struct {
 	issue, goal, section, key string
+	// cpuKey, when set, names the same figure in CPU time: on a loaded
+	// machine wall time includes waiting for a core, so both are shown.
+	cpuKey string
 	// met reports whether v meets the goal.
 	met    func(v float64) bool
 	format func(v float64) string
 }
 
 var targets = []target{
-	{"#3", "table writer rows/s / parquet-go writing the same rows ≥ 0.8", "write", "ratio_writer_parquet", func(v float64) bool { return v >= 0.8 }, fRatio},
-	{"#3", "commit latency p95 at snapshot 10,000 / at snapshot 10 ≤ 1.5", "commit-history", "ratio_p95", func(v float64) bool { return v <= 1.5 }, fRatio},
-	{"#5", "generate→paimon / generate→file (JSON lines) rows/s ≥ 0.8, local disk", "write", "ratio_paimon_file", func(v float64) bool { return v >= 0.8 }, fRatio},
-	{"#6", "paimon input rows/s / parquet-go reading the same files ≥ 0.7", "tail", "ratio_input_parquet", func(v float64) bool { return v >= 0.7 }, fRatio},
-	{"#6", "write-to-visible p95 ≤ 300 ms (batching 100 ms, discovery 100 ms, local disk)", "freshness", "local_p95_ms", func(v float64) bool { return v <= 300 }, func(v float64) string { return fMs(v) + " ms" }},
-	{"#2", "full plan of 100,000 live files < 1 s", "planning", "plan_ms", func(v float64) bool { return v < 1000 }, func(v float64) string { return fMs(v) + " ms" }},
+	{"#3", "table writer rows/s / parquet-go writing the same rows ≥ 0.8", "write", "ratio_writer_parquet", "", func(v float64) bool { return v >= 0.8 }, fRatio},
+	{"#3", "commit latency p95 at snapshot 10,000 / at snapshot 10 ≤ 1.5", "commit-history", "ratio_p95", "", func(v float64) bool { return v <= 1.5 }, fRatio},
+	{"#5", "generate→paimon / generate→file (JSON lines) rows/s ≥ 0.8, local disk", "write", "ratio_paimon_file", "", func(v float64) bool { return v >= 0.8 }, fRatio},
+	{"#6", "paimon input rows/s / parquet-go reading the same files ≥ 0.7", "tail", "ratio_input_parquet", "", func(v float64) bool { return v >= 0.7 }, fRatio},
+	{"#6", "write-to-visible p95 ≤ 300 ms (batching 100 ms, discovery 100 ms, local disk)", "freshness", "local_p95_ms", "", func(v float64) bool { return v <= 300 }, func(v float64) string { return fMs(v) + " ms" }},
+	{"#2", "full plan of 100,000 live files < 1 s", "planning", "plan_ms", "plan_cpu_ms", func(v float64) bool { return v < 1000 }, func(v float64) string { return fMs(v) + " ms" }},
 }
 
 func (r *Report) targets() Table {
@@ -346,6 +349,14 @@ func (r *Report) targets() Table {
 			met := "no"
 			if tg.met(v) {
 				met = "yes"
+			}
+			if c, ok := s.Figures[tg.cpuKey]; ok {
+				cm := "no"
+				if tg.met(c) {
+					cm = "yes"
+				}
+				t.Rows = append(t.Rows, []string{tg.issue, tg.goal, tg.format(v) + " wall, " + tg.format(c) + " CPU", met + " (wall), " + cm + " (CPU)"})
+				continue
 			}
 			t.Rows = append(t.Rows, []string{tg.issue, tg.goal, tg.format(v), met})
 		}
