@@ -65,7 +65,7 @@ fuzz:
 	done
 
 # Go benchmarks of every package, then the report harness (tests/bench), which
-# regenerates docs/BENCHMARKS.md (about 45 minutes on the 2-core machine;
+# regenerates docs/BENCHMARKS.md (about 75 minutes on the 2-core machine;
 # BENCH_FLAGS=-quick for a smoke run, BENCH_FLAGS='-only write,tail' for some sections).
 BENCH_FLAGS ?=
 bench: s3
