@@ -2,9 +2,11 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -169,6 +171,9 @@ type Machine struct {
 	GoVersion         string
 	Benthos, Parquet  string
 	ClientGolang, AWS string
+	// Commit is the source's git commit (git rev-parse), with "+dirty"
+	// when the work tree differs; empty outside a git checkout.
+	Commit string
 }
 
 func readMachine() Machine {
@@ -186,6 +191,12 @@ func readMachine() Machine {
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
+	}
+	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
+		m.Commit = strings.TrimSpace(string(out))
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+			m.Commit += "+dirty"
+		}
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
@@ -243,6 +254,7 @@ func (r *Report) Markdown() string {
 	w("| Memory | %s |\n", orDash(m.MemTotal))
 	w("| Load average at start (1, 5, 15 min) | %s |\n", orDash(m.LoadAvg))
 	w("| Kernel | %s |\n", orDash(m.Kernel))
+	w("| Source | commit %s |\n", orDash(m.Commit))
 	w("| Go | %s |\n", m.GoVersion)
 	w("| benthos | %s |\n", orDash(m.Benthos))
 	w("| parquet-go | %s |\n", orDash(m.Parquet))
