@@ -11,6 +11,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
@@ -233,7 +234,13 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 	ctx := withAttemptCounter(g.ctx, attempts)
 	snap, err := g.c.Commit(ctx, id, msgs)
 	ambiguous := err != nil && errors.Is(err, commit.ErrCommitAmbiguous)
-	if ambiguous {
+	if ambiguous && errors.Is(err, commit.ErrStaleSnapshot) {
+		// The snapshot was created while expiry deleted the ones above
+		// it; whether its files reached the table cannot be looked up, and
+		// committing the same files again could add them twice. The batches
+		// are delivered again (as new files) and their old files kept.
+		g.log.Warnf("Commit %d of %d batches raced snapshot expiry and its outcome cannot be known; the batches will be delivered again: %v", id, len(live), err)
+	} else if ambiguous {
 		g.log.Warnf("Commit %d of %d batches has an unknown outcome, resolving it through commit user %q: %v", id, len(live), g.user, err)
 		snap, err = g.resolve(ctx, id, msgs, err)
 	}
@@ -306,7 +313,14 @@ func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Me
 		}
 		g.log.Infof("Commit %d of user %q did not land; committing it again", id, g.user)
 		var snap *snapshot.Snapshot
-		snap, err = g.c.Commit(ctx, id, msgs)
+		// With Java's recovery check: if the commit did land and expiry
+		// already removed its snapshot from view, its files are live and
+		// are not added a second time.
+		snap, err = g.c.CommitRecovered(ctx, id, msgs)
+		if errors.Is(err, manifest.ErrDuplicateFile) {
+			g.log.Infof("Commit %d of user %q did land (its files are in the table); its batches are acknowledged", id, g.user)
+			return nil, nil
+		}
 		if err == nil || !errors.Is(err, commit.ErrCommitAmbiguous) {
 			return snap, err
 		}
