@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -102,6 +103,29 @@ func (c *Committer) readOwnFiles(ctx context.Context, s *snapshot.Snapshot) (own
 // whose writer wrote LATEST right after creating it (a hint write that
 // failed, or is not yet visible, leaves that case undetected).
 func (c *Committer) confirm(ctx context.Context, s *snapshot.Snapshot, own ownFiles) (chainVerdict, int64, error) {
+	// The reads are retried: a transient storage error must not turn a
+	// commit that landed into an unknown outcome.
+	wait := 50 * time.Millisecond
+	for try := 1; ; try++ {
+		v, next, err := c.confirmOnce(ctx, s, own)
+		if err == nil || try == confirmAttempts || ctx.Err() != nil {
+			return v, next, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, next, err
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+// confirmAttempts bounds the tries of confirm.
+const confirmAttempts = 4
+
+func (c *Committer) confirmOnce(ctx context.Context, s *snapshot.Snapshot, own ownFiles) (chainVerdict, int64, error) {
 	next := s.ID + 1
 	there, err := c.snapshots.Exists(ctx, next)
 	if err != nil {
@@ -205,7 +229,9 @@ func (c *Committer) continuesFrom(ctx context.Context, m *snapshot.Snapshot, own
 // settle acts on the verdict about s, a snapshot this committer created:
 // it writes the LATEST hint when s continues the table, deletes s when it
 // is stale (or unclear while expiry is deleting the snapshots above it), and
-// returns a non-nil error (wrapping ErrStaleSnapshot) unless s continues.
+// returns a non-nil error unless s continues: wrapping ErrStaleSnapshot
+// when s is or may be stale, a plain one when the confirmation could not
+// read what it needed (cerr; s most likely landed).
 func (c *Committer) settle(ctx context.Context, s *snapshot.Snapshot, v chainVerdict, next int64, cerr error) error {
 	switch {
 	case v == continues:
@@ -227,7 +253,9 @@ func (c *Committer) settle(ctx context.Context, s *snapshot.Snapshot, v chainVer
 		return fmt.Errorf("%w: snapshot %d was created while snapshots up to %d were being expired; it was deleted and whether its files reached the table is unknown",
 			ErrStaleSnapshot, s.ID, next-1)
 	case cerr != nil:
-		return fmt.Errorf("%w: confirming that snapshot %d continues the table failed: %w", ErrStaleSnapshot, s.ID, cerr)
+		// Not ErrStaleSnapshot: the snapshot most likely landed; the
+		// caller resolves the unknown outcome by commit user.
+		return fmt.Errorf("confirming that snapshot %d continues the table failed: %w", s.ID, cerr)
 	default:
 		return fmt.Errorf("%w: snapshot %d is followed by snapshot %d, which does not show its files", ErrStaleSnapshot, s.ID, next)
 	}
@@ -245,7 +273,7 @@ var errRetry = errors.New("retry")
 func (c *Committer) confirmFound(ctx context.Context, s *snapshot.Snapshot) (*snapshot.Snapshot, error) {
 	own, err := c.readOwnFiles(ctx, s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read the files of snapshot %d: %w", ErrStaleSnapshot, s.ID, err)
+		return nil, fmt.Errorf("confirm snapshot %d: read its manifest lists: %w", s.ID, err)
 	}
 	v, next, cerr := c.confirm(ctx, s, own)
 	if err := c.settle(ctx, s, v, next, cerr); err != nil {

@@ -268,3 +268,42 @@ func TestCommitRecoveredRefusesLandedFiles(t *testing.T) {
 		t.Fatalf("recovered commit of new files: %+v, %v", s, err)
 	}
 }
+
+// TestConfirmationReadFailures: the reads that confirm a new snapshot are
+// retried, so a transient failure does not make a landed commit unknown;
+// when they keep failing the outcome is unknown (not stale) and the commit
+// user's look-up finds the snapshot.
+func TestConfirmationReadFailures(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		times int
+	}{{"transient", 2}, {"persistent", 100}} {
+		t.Run(c.name, func(t *testing.T) {
+			local := localFIO(t)
+			fio := storage.NewFaulty(local, 1)
+			createTable(t, fio, nil)
+			ctx := context.Background()
+			cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u"})
+			if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("a", 1))}); err != nil {
+				t.Fatal(err)
+			}
+			fio.Add(storage.Fault{Ops: storage.OpStat, Path: snapshotPath(3), Times: c.times})
+			s, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 1))})
+			if c.times < 4 {
+				if err != nil || s.ID != 2 {
+					t.Fatalf("commit: %+v, %v", s, err)
+				}
+				checkChain(t, local, map[string]int{"u": 2}, 2)
+				return
+			}
+			if !errors.Is(err, commit.ErrCommitAmbiguous) || errors.Is(err, commit.ErrStaleSnapshot) {
+				t.Fatalf("commit: %v, want ErrCommitAmbiguous without ErrStaleSnapshot", err)
+			}
+			left, err := cm.FilterCommitted(ctx, []int64{2})
+			if err != nil || len(left) != 0 {
+				t.Fatalf("FilterCommitted = %v, %v; the snapshot landed", left, err)
+			}
+			checkChain(t, local, map[string]int{"u": 2}, 2)
+		})
+	}
+}
