@@ -166,13 +166,21 @@ func (c *Converter) Fields() []types.DataField { return c.fields }
 
 // ConvertMessage converts the message's structured content (parsing its bytes
 // as JSON if needed) with Convert. A message that is not JSON gives a
-// *ConvertError wrapping ErrNotObject.
+// *ConvertError wrapping ErrNotObject; one whose bytes are not valid UTF-8
+// where a converted string came from, a *ConvertError wrapping
+// ErrInvalidValue (see utf8.go).
 func (c *Converter) ConvertMessage(msg *service.Message) ([]any, []NewColumn, error) {
 	v, err := msg.AsStructured()
 	if err != nil {
 		return nil, nil, &ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: ErrNotObject}
 	}
-	return c.Convert(v)
+	row, added, err := c.Convert(v)
+	if err == nil && row != nil {
+		if err := c.checkUTF8(msg, row); err != nil {
+			return nil, nil, err
+		}
+	}
+	return row, added, err
 }
 
 // Convert converts one structured message (a map[string]any, as
