@@ -245,6 +245,12 @@ func (s *StreamScanner) start(ctx context.Context) (ok bool, err error) {
 		if !hasLatest {
 			return false, ErrEndOfScan
 		}
+		// The LATEST hint is trusted while the next id is absent, without
+		// reading the snapshot it names: one left pointing at nothing would
+		// make the bounded stream wait for snapshots that never come.
+		if _, err := s.snapshots.Get(ctx, latest); err != nil {
+			return false, fmt.Errorf("bounded stream ends at the latest snapshot %d: %w", latest, err)
+		}
 		s.end = latest
 	}
 	switch s.o.OnExpired {
