@@ -1,0 +1,180 @@
+package reliability
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/redpanda-data/benthos/v4/public/components/io"
+	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
+
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
+)
+
+var longFlag = flag.Bool("long", false, "run the long mode of the reliability suite (also BP_RELIABILITY_LONG=1)")
+
+// envChild names the role of a re-executed test binary (see TestMain).
+const envChild = "BP_RELIABILITY_CHILD"
+
+// long reports whether the long mode was asked for.
+func long() bool { return *longFlag || os.Getenv("BP_RELIABILITY_LONG") == "1" }
+
+// pick returns short or, in the long mode, long.
+func pick[T any](short, longer T) T {
+	if long() {
+		return longer
+	}
+	return short
+}
+
+// skipShort skips t under -short: every test here runs processes, servers
+// or hundreds of commits.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("reliability suite: skipped with -short")
+	}
+}
+
+// TestMain runs a child role when the test binary is re-executed as one
+// (maintenance processes of the concurrency test), else the tests; then it
+// removes the binary benthosBinary built.
+func TestMain(m *testing.M) {
+	if role := os.Getenv(envChild); role != "" {
+		os.Exit(runChild(role))
+	}
+	flag.Parse()
+	code := m.Run()
+	if binaryDir != "" {
+		_ = os.RemoveAll(binaryDir)
+	}
+	os.Exit(code)
+}
+
+// repoRoot returns the directory holding go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the working directory")
+		}
+		dir = parent
+	}
+}
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+	binaryDir  string
+)
+
+// benthosBinary builds the real benthos-paimon binary once per test run
+// (`go build -o ... .` in the repository root) and returns its path.
+func benthosBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		root := repoRoot(t)
+		if binaryDir, binaryErr = os.MkdirTemp("", "benthos-paimon-reliability-"); binaryErr != nil {
+			return
+		}
+		binaryPath = filepath.Join(binaryDir, "benthos-paimon")
+		cmd := exec.Command("go", "build", "-o", binaryPath, ".")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binaryErr = fmt.Errorf("%v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatalf("build benthos-paimon: %v", binaryErr)
+	}
+	return binaryPath
+}
+
+// workDir returns a directory for t's files: t.TempDir(), or with
+// BP_RELIABILITY_KEEP=<dir> a directory under it that is kept for
+// inspection.
+func workDir(t testing.TB) string {
+	t.Helper()
+	keep := os.Getenv("BP_RELIABILITY_KEEP")
+	if keep == "" {
+		return t.TempDir()
+	}
+	d, err := os.MkdirTemp(keep, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("keeping %s", d)
+	return d
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitPort waits until something accepts connections on 127.0.0.1:port,
+// or the process behind done exits, or timeout passes.
+func waitPort(port int, done <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("the process exited before listening on %s", addr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("nothing listens on %s after %v", addr, timeout)
+}
+
+// seed returns the random seed of a test: BP_RELIABILITY_SEED when set,
+// else the clock; it is logged so that a failing run can be repeated.
+func seed(t testing.TB) uint64 {
+	t.Helper()
+	s := uint64(time.Now().UnixNano())
+	if v := os.Getenv("BP_RELIABILITY_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("BP_RELIABILITY_SEED: %v", err)
+		}
+		s = n
+	}
+	t.Logf("seed %d (BP_RELIABILITY_SEED=%d repeats it)", s, s)
+	return s
+}
+
+// figure logs one measured figure in a form easy to grep out of -v runs
+// for docs/RELIABILITY.md.
+func figure(t testing.TB, format string, args ...any) {
+	t.Helper()
+	t.Logf("FIGURE %s: "+format, append([]any{t.Name()}, args...)...)
+}
