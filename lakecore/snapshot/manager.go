@@ -278,11 +278,25 @@ func (m *Manager) FindCommit(ctx context.Context, user string, identifier int64,
 
 // LatestOfUser returns the latest snapshot committed by user, or nil: it
 // walks back from the latest snapshot and stops at the first one that does
-// not exist (expired), as SnapshotManager.latestSnapshotOfUser does.
+// not exist (expired), as SnapshotManager.latestSnapshotOfUser does. A
+// LATEST hint naming a snapshot that does not exist is not taken for an
+// expired one (which would make a writer restart its identifiers at 1):
+// the walk then starts at the highest snapshot listed.
 func (m *Manager) LatestOfUser(ctx context.Context, user string) (*Snapshot, error) {
 	latest, ok, err := m.LatestID(ctx)
 	if err != nil || !ok {
 		return nil, err
+	}
+	there, err := m.exists(ctx, latest)
+	if err != nil {
+		return nil, err
+	}
+	if !there {
+		ids, err := m.ListIDs(ctx)
+		if err != nil || len(ids) == 0 {
+			return nil, err
+		}
+		latest = ids[len(ids)-1]
 	}
 	for id := latest; id >= 1; id-- {
 		s, err := m.Get(ctx, id)
