@@ -206,7 +206,7 @@ func resolveCast(from, to types.DataType, loc *time.Location) (castFunc, error) 
 			}, nil
 		case fk == types.KindTimestamp: // TimestampToDateCastRule
 			return func(v any) (any, error) {
-				return types.Date(floorDiv(v.(types.Timestamp).Millis, millisPerDay)), nil
+				return types.Date(types.FloorDiv(v.(types.Timestamp).Millis, millisPerDay)), nil
 			}, nil
 		case fk == types.KindLocalZonedTimestamp:
 			return func(v any) (any, error) {
@@ -223,7 +223,7 @@ func resolveCast(from, to types.DataType, loc *time.Location) (castFunc, error) 
 		case fk == types.KindTimestamp: // TimestampToTimeCastRule
 			return func(v any) (any, error) {
 				ms := v.(types.Timestamp).Millis
-				return types.Time(ms - floorDiv(ms, millisPerDay)*millisPerDay), nil
+				return types.Time(ms - types.FloorDiv(ms, millisPerDay)*millisPerDay), nil
 			}, nil
 		case fk == types.KindLocalZonedTimestamp:
 			return func(v any) (any, error) {
@@ -771,12 +771,4 @@ func toTimestampCast(from, to types.DataType, loc *time.Location) (castFunc, err
 		}, nil
 	}
 	return nil, nil
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }

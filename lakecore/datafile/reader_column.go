@@ -461,7 +461,7 @@ func (s *int64Source) get(i int) any {
 	case cvInt8:
 		return int8(v)
 	case cvTime:
-		return types.Time(floorDiv(v, 1e6/s.conv.unitNanos))
+		return types.Time(types.FloorDiv(v, 1e6/s.conv.unitNanos))
 	case cvDecimal:
 		return types.Decimal{Unscaled: big.NewInt(v), Scale: s.conv.scale}
 	}
@@ -477,10 +477,10 @@ func int64Timestamp(v, unitNanos int64, precision int) types.Timestamp {
 	case 1e6:
 		ts.Millis = v
 	case 1e3:
-		ts.Millis = floorDiv(v, 1000)
+		ts.Millis = types.FloorDiv(v, 1000)
 		ts.NanoOfMilli = int32((v - ts.Millis*1000) * 1000)
 	default:
-		ts.Millis = floorDiv(v, 1e6)
+		ts.Millis = types.FloorDiv(v, 1e6)
 		ts.NanoOfMilli = int32(v - ts.Millis*1e6)
 	}
 	return keepPrecision(ts, precision)
@@ -513,7 +513,7 @@ func (s *int96Source) get(i int) any {
 	w := s.v[i]
 	nanosOfDay := int64(uint64(w[1])<<32 | uint64(w[0]))
 	day := int64(int32(w[2])) - julianDayOfEpoch
-	millis := floorDiv(nanosOfDay, 1e6)
+	millis := types.FloorDiv(nanosOfDay, 1e6)
 	ts := types.Timestamp{Millis: day*millisPerDay + millis, NanoOfMilli: int32(nanosOfDay - millis*1e6)}
 	return keepPrecision(ts, s.precision)
 }

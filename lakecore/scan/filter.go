@@ -268,33 +268,33 @@ func normalizeValue(t types.DataType, v any) (any, error) {
 			return b, nil
 		}
 	case types.KindTinyInt:
-		if n, ok := asInt64(v); ok && n >= math.MinInt8 && n <= math.MaxInt8 {
+		if n, ok := types.AnyInt(v); ok && n >= math.MinInt8 && n <= math.MaxInt8 {
 			return int8(n), nil
 		}
 	case types.KindSmallInt:
-		if n, ok := asInt64(v); ok && n >= math.MinInt16 && n <= math.MaxInt16 {
+		if n, ok := types.AnyInt(v); ok && n >= math.MinInt16 && n <= math.MaxInt16 {
 			return int16(n), nil
 		}
 	case types.KindInt:
-		if n, ok := asInt64(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		if n, ok := types.AnyInt(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
 			return int32(n), nil
 		}
 	case types.KindBigInt:
-		if n, ok := asInt64(v); ok {
+		if n, ok := types.AnyInt(v); ok {
 			return n, nil
 		}
 	case types.KindDate:
 		if d, ok := v.(types.Date); ok {
 			return d, nil
 		}
-		if n, ok := asInt64(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		if n, ok := types.AnyInt(v); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
 			return types.Date(n), nil
 		}
 	case types.KindTime:
 		if d, ok := v.(types.Time); ok {
 			return d, nil
 		}
-		if n, ok := asInt64(v); ok && n >= 0 && n < 86400000 {
+		if n, ok := types.AnyInt(v); ok && n >= 0 && n < 86400000 {
 			return types.Time(n), nil
 		}
 	case types.KindFloat:
@@ -337,34 +337,4 @@ func normalizeValue(t types.DataType, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a value of type %s", t)
-}
-
-func asInt64(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case uint8:
-		return int64(x), true
-	case uint16:
-		return int64(x), true
-	case uint32:
-		return int64(x), true
-	case uint64:
-		if x <= math.MaxInt64 {
-			return int64(x), true
-		}
-	case uint:
-		if uint64(x) <= math.MaxInt64 {
-			return int64(x), true
-		}
-	}
-	return 0, false
 }

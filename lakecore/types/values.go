@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func TimestampOf(t time.Time) Timestamp {
 		nanos := int64(t.Nanosecond())
 		return Timestamp{Millis: sec*1000 + nanos/1e6, NanoOfMilli: int32(nanos % 1e6)}
 	}
-	ms := floorDiv(ns, 1e6)
+	ms := FloorDiv(ns, 1e6)
 	return Timestamp{Millis: ms, NanoOfMilli: int32(ns - ms*1e6)}
 }
 
@@ -61,7 +62,7 @@ func WallClockOf(t time.Time) Timestamp {
 
 // Time returns the timestamp as a UTC time.Time.
 func (ts Timestamp) Time() time.Time {
-	sec := floorDiv(ts.Millis, 1000)
+	sec := FloorDiv(ts.Millis, 1000)
 	nanos := (ts.Millis-sec*1000)*1e6 + int64(ts.NanoOfMilli)
 	return time.Unix(sec, nanos).UTC()
 }
@@ -94,12 +95,62 @@ func (ts Timestamp) String() string {
 	return ts.Time().Format("2006-01-02T15:04:05.999999999")
 }
 
-func floorDiv(a, b int64) int64 {
+// FloorDiv returns a/b rounded toward negative infinity, as Java's
+// Math.floorDiv; Go's / rounds toward zero.
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
 	}
 	return q
+}
+
+// SignedInt returns v as an int64 when v is a Go signed integer (int, int8,
+// int16, int32, int64); ok is false for any other type.
+func SignedInt(v any) (n int64, ok bool) {
+	switch x := v.(type) {
+	case int:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case int64:
+		return x, true
+	}
+	return 0, false
+}
+
+// UnsignedInt returns v as a uint64 when v is a Go unsigned integer (uint,
+// uint8, uint16, uint32, uint64); ok is false for any other type.
+func UnsignedInt(v any) (n uint64, ok bool) {
+	switch x := v.(type) {
+	case uint:
+		return uint64(x), true
+	case uint8:
+		return uint64(x), true
+	case uint16:
+		return uint64(x), true
+	case uint32:
+		return uint64(x), true
+	case uint64:
+		return x, true
+	}
+	return 0, false
+}
+
+// AnyInt returns v as an int64 when v is a Go integer of any width and
+// signedness whose value fits an int64.
+func AnyInt(v any) (n int64, ok bool) {
+	if n, ok := SignedInt(v); ok {
+		return n, true
+	}
+	if u, ok := UnsignedInt(v); ok && u <= math.MaxInt64 {
+		return int64(u), true
+	}
+	return 0, false
 }
 
 // Decimal is a DECIMAL value: Unscaled × 10^-Scale. Unscaled is never nil in a

@@ -17,19 +17,11 @@ import (
 
 const millisPerDay = 86_400_000
 
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
-
 // civilFromDays converts days since 1970-01-01 to a proleptic Gregorian
 // date, as LocalDate.ofEpochDay does.
 func civilFromDays(z int64) (year int64, month, day int) {
 	z += 719468
-	era := floorDiv(z, 146097)
+	era := types.FloorDiv(z, 146097)
 	doe := z - era*146097
 	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
 	doy := doe - (365*yoe + yoe/4 - yoe/100)
@@ -49,7 +41,7 @@ func civilFromDays(z int64) (year int64, month, day int) {
 // localDateTime splits a Timestamp as Timestamp.toLocalDateTime does:
 // the epoch-millis wall clock read as UTC.
 func localDateTime(ts types.Timestamp) (year int64, month, day, hour, minute, second, nano int) {
-	days := floorDiv(ts.Millis, millisPerDay)
+	days := types.FloorDiv(ts.Millis, millisPerDay)
 	tod := ts.Millis - days*millisPerDay
 	year, month, day = civilFromDays(days)
 	return year, month, day, int(tod / 3_600_000), int(tod / 60_000 % 60), int(tod / 1000 % 60),

@@ -373,10 +373,10 @@ func wholeNumber(raw any) (int64, string) {
 	case bool, nil:
 		return 0, "not a number"
 	}
-	if i, ok := goInt(raw); ok {
+	if i, ok := types.SignedInt(raw); ok {
 		return i, ""
 	}
-	if u, ok := goUint(raw); ok {
+	if u, ok := types.UnsignedInt(raw); ok {
 		if u > math.MaxInt64 {
 			return 0, "out of range of BIGINT"
 		}
@@ -422,38 +422,6 @@ func wholeFromFloat(f float64) (int64, string) {
 	return int64(f), ""
 }
 
-func goInt(raw any) (int64, bool) {
-	switch v := raw.(type) {
-	case int:
-		return int64(v), true
-	case int8:
-		return int64(v), true
-	case int16:
-		return int64(v), true
-	case int32:
-		return int64(v), true
-	case int64:
-		return v, true
-	}
-	return 0, false
-}
-
-func goUint(raw any) (uint64, bool) {
-	switch v := raw.(type) {
-	case uint:
-		return uint64(v), true
-	case uint8:
-		return uint64(v), true
-	case uint16:
-		return uint64(v), true
-	case uint32:
-		return uint64(v), true
-	case uint64:
-		return v, true
-	}
-	return 0, false
-}
-
 func convFloat(t types.DataType, raw any) (any, error) {
 	bits := 64
 	if t.Kind == types.KindFloat {
@@ -493,9 +461,9 @@ func convFloat(t types.DataType, raw any) (any, error) {
 	case float32:
 		f = float64(v)
 	default:
-		i, ok := goInt(raw)
+		i, ok := types.SignedInt(raw)
 		if !ok {
-			u, ok := goUint(raw)
+			u, ok := types.UnsignedInt(raw)
 			if !ok {
 				return nil, invalid(raw, t, "")
 			}
@@ -532,9 +500,9 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 		}
 		s = strconv.FormatFloat(float64(v), 'g', -1, 32)
 	default:
-		if i, ok := goInt(raw); ok {
+		if i, ok := types.SignedInt(raw); ok {
 			s = strconv.FormatInt(i, 10)
-		} else if u, ok := goUint(raw); ok {
+		} else if u, ok := types.UnsignedInt(raw); ok {
 			s = strconv.FormatUint(u, 10)
 		} else {
 			return nil, invalid(raw, t, "")
@@ -755,10 +723,10 @@ func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 	case bool:
 		return nil, invalid(raw, t, "")
 	}
-	if i, ok := goInt(raw); ok {
+	if i, ok := types.SignedInt(raw); ok {
 		return c.epochInt(raw, t, i)
 	}
-	if u, ok := goUint(raw); ok {
+	if u, ok := types.UnsignedInt(raw); ok {
 		if u > math.MaxInt64 {
 			return nil, invalid(raw, t, "outside the years 0000-9999")
 		}
@@ -785,10 +753,10 @@ func (c *Converter) epochInt(raw any, t types.DataType, n int64) (any, error) {
 		}
 		return checkTimestamp(raw, t, n*1000, 0)
 	case 3:
-		ms := floorDiv(n, 1000)
+		ms := types.FloorDiv(n, 1000)
 		return checkTimestamp(raw, t, ms, int32(n-ms*1000)*1000)
 	default:
-		ms := floorDiv(n, 1e6)
+		ms := types.FloorDiv(n, 1e6)
 		return checkTimestamp(raw, t, ms, int32(n-ms*1e6))
 	}
 }
@@ -830,17 +798,9 @@ func truncTimestamp(ts types.Timestamp, p int) types.Timestamp {
 	default:
 		unit := pow10[3-p]
 		ts.NanoOfMilli = 0
-		ts.Millis = floorDiv(ts.Millis, unit) * unit
+		ts.Millis = types.FloorDiv(ts.Millis, unit) * unit
 	}
 	return ts
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // ---- nested ----
@@ -1157,10 +1117,10 @@ func InferType(v any) (types.DataType, bool) {
 	case time.Time:
 		return types.LocalZonedTimestampType(6), true
 	}
-	if _, ok := goInt(v); ok {
+	if _, ok := types.SignedInt(v); ok {
 		return types.BigIntType(), true
 	}
-	if u, ok := goUint(v); ok {
+	if u, ok := types.UnsignedInt(v); ok {
 		if u <= math.MaxInt64 {
 			return types.BigIntType(), true
 		}
@@ -1195,10 +1155,10 @@ func describe(v any) string {
 	case []any:
 		return "array"
 	}
-	if i, ok := goInt(v); ok {
+	if i, ok := types.SignedInt(v); ok {
 		return "number " + strconv.FormatInt(i, 10)
 	}
-	if u, ok := goUint(v); ok {
+	if u, ok := types.UnsignedInt(v); ok {
 		return "number " + strconv.FormatUint(u, 10)
 	}
 	if _, ok := asObject(v); ok {

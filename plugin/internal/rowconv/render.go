@@ -69,7 +69,7 @@ func RenderValue(t types.DataType, v any) (any, error) {
 			return b, nil
 		}
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		if i, ok := asInt64(v); ok {
+		if i, ok := types.SignedInt(v); ok {
 			return i, nil
 		}
 	case types.KindFloat:
@@ -194,22 +194,6 @@ func renderEntries(kt, vt types.DataType, m types.Map) (any, error) {
 		out[i] = map[string]any{"key": k, "value": v}
 	}
 	return out, nil
-}
-
-func asInt64(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int8:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	}
-	return 0, false
 }
 
 // nonFinite returns Java's spelling of NaN and the infinities.
