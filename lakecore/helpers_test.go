@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 )
 
 // fixtureTable is one Java-written table among the fixtures.

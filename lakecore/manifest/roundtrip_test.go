@@ -12,7 +12,7 @@ import (
 
 	"github.com/hamba/avro/v2/ocf"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 )
 

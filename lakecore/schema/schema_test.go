@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )

@@ -3,7 +3,7 @@ package scantest
 import (
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 

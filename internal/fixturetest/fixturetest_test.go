@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -15,7 +15,7 @@ func TestRepoRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "lakecore", "internal", "fixturetest")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "internal", "fixturetest")); err != nil {
 		t.Fatalf("root %s does not hold this package: %v", root, err)
 	}
 }
