@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -302,7 +303,7 @@ func (e *expirer) expireUntil(ctx context.Context, earliestID, endExclusive int6
 // collectSnapshots reads the snapshots [from, to] that exist.
 func (e *expirer) collectSnapshots(ctx context.Context, from, to int64) ([]*snapshot.Snapshot, error) {
 	got := make([]*snapshot.Snapshot, to-from+1)
-	err := forEach(ctx, len(got), func(ctx context.Context, i int) error {
+	err := parallel.ForEach(ctx, ioParallelism, len(got), func(ctx context.Context, i int) error {
 		s, err := e.t.snapshots.Get(ctx, from+int64(i))
 		if errors.Is(err, snapshot.ErrSnapshotNotFound) {
 			return nil
@@ -411,7 +412,7 @@ func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot
 
 	perSnap := make([][]fileRef, len(snaps))
 	buckets := make([]map[string]bool, len(snaps))
-	err := forEach(ctx, len(snaps), func(ctx context.Context, k int) error {
+	err := parallel.ForEach(ctx, ioParallelism, len(snaps), func(ctx context.Context, k int) error {
 		s := snaps[k]
 		ti := previousIndex(tags, s.ID)
 		if ti >= 0 && tagFailed[ti] {

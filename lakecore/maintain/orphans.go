@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -295,7 +296,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 		}
 		mu.Unlock()
 	}
-	err := forEach(ctx, len(metas), func(ctx context.Context, i int) error {
+	err := parallel.ForEach(ctx, ioParallelism, len(metas), func(ctx context.Context, i int) error {
 		r := metas[i]
 		s := r.snap
 		lists := []struct {
@@ -364,7 +365,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	for n := range manifests {
 		names = append(names, n)
 	}
-	err = forEach(ctx, len(names), func(ctx context.Context, i int) error {
+	err = parallel.ForEach(ctx, ioParallelism, len(names), func(ctx context.Context, i int) error {
 		var entries []manifest.Entry
 		gone, err := c.read(ctx, metaRoot{file: manifests[names[i]]}, func() error {
 			var err error
@@ -427,7 +428,7 @@ func (c *orphanCleaner) rootsOf(ctx context.Context, root string) ([]metaRoot, e
 		return nil, err
 	}
 	snaps := make([]*snapshot.Snapshot, len(ids))
-	err = forEach(ctx, len(ids), func(ctx context.Context, i int) error {
+	err = parallel.ForEach(ctx, ioParallelism, len(ids), func(ctx context.Context, i int) error {
 		s, err := sm.Get(ctx, ids[i])
 		if errors.Is(err, snapshot.ErrSnapshotNotFound) {
 			return nil // expired while listing

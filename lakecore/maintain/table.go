@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -274,7 +275,7 @@ func (t *table) liveEntries(ctx context.Context, s *snapshot.Snapshot) ([]manife
 		return nil, err
 	}
 	groups := make([][]manifest.Entry, len(metas))
-	err = forEach(ctx, len(metas), func(ctx context.Context, i int) error {
+	err = parallel.ForEach(ctx, ioParallelism, len(metas), func(ctx context.Context, i int) error {
 		var err error
 		groups[i], err = t.readManifest(ctx, &metas[i])
 		return err
@@ -291,53 +292,6 @@ func (t *table) liveEntries(ctx context.Context, s *snapshot.Snapshot) ([]manife
 		return nil, fmt.Errorf("snapshot %d of %s: %w", s.ID, t.path, err)
 	}
 	return merged, nil
-}
-
-// forEach calls fn for 0..n-1 on up to ioParallelism goroutines and returns
-// the first error (in index order among those that failed); after an error
-// the remaining indexes are skipped.
-func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	if n == 0 {
-		return ctx.Err()
-	}
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(ioParallelism, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || inner.Err() != nil {
-					return
-				}
-				if errs[i] = fn(inner, i); errs[i] != nil {
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	var canceled error
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, context.Canceled) {
-			return err
-		}
-		if canceled == nil {
-			canceled = err
-		}
-	}
-	return canceled
 }
 
 // fileRef is a file to delete. size < 0 means unknown: it is looked up
@@ -397,7 +351,7 @@ func (d *deleter) delete(ctx context.Context, phase string, files []fileRef) err
 	}
 	d.mu.Unlock()
 	var done atomic.Int64
-	return forEach(ctx, len(todo), func(ctx context.Context, i int) error {
+	return parallel.ForEach(ctx, ioParallelism, len(todo), func(ctx context.Context, i int) error {
 		f := todo[i]
 		if f.size < 0 {
 			info, err := d.fio.Stat(ctx, f.path)

@@ -19,9 +19,9 @@ import (
 	"path"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -299,48 +299,16 @@ func (p *Planner) readManifests(ctx context.Context, metas []manifest.FileMeta) 
 	if len(metas) == 0 {
 		return out, nil
 	}
-	errs := make([]error, len(metas))
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(manifestReadParallelism, len(metas)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(metas) || inner.Err() != nil {
-					return
-				}
-				out[i], errs[i] = p.readManifest(inner, &metas[i])
-				if errs[i] != nil {
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("read manifests of %s: %w", p.tablePath, err)
-	}
-	var first error
-	for _, err := range errs {
-		if err == nil {
-			continue
+	err := parallel.ForEach(ctx, manifestReadParallelism, len(metas), func(ctx context.Context, i int) error {
+		var err error
+		out[i], err = p.readManifest(ctx, &metas[i])
+		return err
+	})
+	if err != nil {
+		if err == ctx.Err() {
+			return nil, fmt.Errorf("read manifests of %s: %w", p.tablePath, err)
 		}
-		// A manifest abandoned because another one failed reports
-		// context.Canceled; report the failure that caused it.
-		if !errors.Is(err, context.Canceled) {
-			return nil, err
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	if first != nil {
-		return nil, first
+		return nil, err
 	}
 	return out, nil
 }
