@@ -127,7 +127,8 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 	var d *delta
 	checkAfter := int64(-1) // FindCommit lower bound once an attempt was uncertain
 	for retry := 0; ; retry++ {
-		latest, err := c.latest(ctx)
+		// A LATEST hint left behind may name a snapshot that expiry deleted.
+		latest, err := c.snapshots.LatestExisting(ctx)
 		if err != nil {
 			return nil, c.giveUp(ctx, d, checkAfter >= 0, fmt.Errorf("commit to %s: read latest snapshot: %w", c.tablePath, err))
 		}

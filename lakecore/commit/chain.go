@@ -285,21 +285,6 @@ func (c *Committer) confirmFound(ctx context.Context, s *snapshot.Snapshot) (*sn
 	return s, nil
 }
 
-// latest reads the latest snapshot. The LATEST hint is trusted while the
-// next id is absent (as in Java), so a hint left behind names a snapshot
-// that expiry may have deleted; then the listing decides.
-func (c *Committer) latest(ctx context.Context) (*snapshot.Snapshot, error) {
-	s, err := c.snapshots.Latest(ctx)
-	for attempt := 0; errors.Is(err, snapshot.ErrSnapshotNotFound) && attempt < 3; attempt++ {
-		var ids []int64
-		if ids, err = c.snapshots.ListIDs(ctx); err != nil || len(ids) == 0 {
-			return nil, err
-		}
-		s, err = c.snapshots.Get(ctx, ids[len(ids)-1])
-	}
-	return s, err
-}
-
 // baseExpired reports whether an attempt failed because snapshot expiry
 // was deleting its base snapshot (and the files only it used) while the
 // attempt read them: a file was missing and the base is no longer the

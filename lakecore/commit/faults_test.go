@@ -3,6 +3,7 @@ package commit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,4 +153,38 @@ func TestPrepareFailureCleansUp(t *testing.T) {
 		t.Fatalf("%d manifest files before, %d after a failed commit", len(before), len(after))
 	}
 	checkChain(t, local, map[string]int{"u": 1}, 1)
+}
+
+// TestAmbiguousSnapshotWriteDanglingLatestHint: the snapshot write lands but
+// reports an unknown outcome while the LATEST hint names a snapshot well
+// above the last one (trusted while the next id is absent). The look-up for
+// the landed attempt must see past the hint; it used to miss it, and the
+// retry committed identifier 3 a second time as snapshot 4.
+func TestAmbiguousSnapshotWriteDanglingLatestHint(t *testing.T) {
+	local := localFIO(t)
+	fio := storage.NewFaulty(local, 1)
+	createTable(t, fio, nil)
+	ctx := context.Background()
+	cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", MinRetryWait: time.Millisecond})
+	for id := int64(1); id <= 2; id++ {
+		if _, err := cm.Commit(ctx, id, []commit.Message{msg(1, file(fmt.Sprint("f", id), 1))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := local.WriteFile(ctx, tablePath+"/snapshot/LATEST", []byte("9")); err != nil {
+		t.Fatal(err)
+	}
+	fio.Add(storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-3",
+		Mode: storage.ApplyThenFail, Err: storage.ErrAmbiguous, Times: 1})
+	s, err := cm.Commit(ctx, 3, []commit.Message{msg(1, file("f3", 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fio.Injected()) != 1 {
+		t.Fatalf("injected %v", fio.Injected())
+	}
+	if s.ID != 3 || s.CommitIdentifier != 3 {
+		t.Fatalf("commit returned snapshot %d (identifier %d), want 3", s.ID, s.CommitIdentifier)
+	}
+	checkChain(t, local, map[string]int{"u": 3}, 3)
 }

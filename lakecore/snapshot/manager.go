@@ -154,13 +154,33 @@ func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
 }
 
 // Latest reads the latest snapshot, or returns nil, nil when the table has
-// no snapshot.
+// no snapshot. A LATEST hint naming a snapshot that does not exist gives an
+// error wrapping ErrSnapshotNotFound that names it, as in Java; writers use
+// LatestExisting.
 func (m *Manager) Latest(ctx context.Context) (*Snapshot, error) {
 	id, ok, err := m.LatestID(ctx)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return m.Get(ctx, id)
+}
+
+// LatestExisting is Latest for writers: a LATEST hint naming a snapshot that
+// does not exist (trusted, as in Java, while the next id is absent) gives
+// way to the highest snapshot listed, so that a writer neither fails on it
+// nor mistakes it for expiry. The listing is repeated a few times should
+// its highest snapshot vanish meanwhile (a stale snapshot deleted by its
+// committer). It returns nil, nil when the table has no snapshot.
+func (m *Manager) LatestExisting(ctx context.Context) (*Snapshot, error) {
+	s, err := m.Latest(ctx)
+	for attempt := 0; errors.Is(err, ErrSnapshotNotFound) && attempt < 3; attempt++ {
+		ids, lerr := m.ListIDs(ctx)
+		if lerr != nil || len(ids) == 0 {
+			return nil, lerr
+		}
+		s, err = m.Get(ctx, ids[len(ids)-1])
+	}
+	return s, err
 }
 
 // Commit publishes s as snapshot-<s.ID>: the file is created exclusively
@@ -251,64 +271,41 @@ func (m *Manager) Delete(ctx context.Context, id int64) error {
 // FindCommit returns the snapshot in (afterID, latest] written by user with
 // the given identifier and kind, or nil when there is none. It is how a
 // committer whose previous attempt had an unknown outcome learns that the
-// attempt did land (FileStoreCommitImpl.tryCommitOnce). Snapshots that no
-// longer exist are skipped.
+// attempt did land (FileStoreCommitImpl.tryCommitOnce). The walk starts at
+// LatestExisting and stops at the first snapshot that no longer exists
+// (expired, and so are all older ones).
 func (m *Manager) FindCommit(ctx context.Context, user string, identifier int64, kind CommitKind, afterID int64) (*Snapshot, error) {
-	latest, ok, err := m.LatestID(ctx)
-	if err != nil || !ok {
-		return nil, err
-	}
-	for id := latest; id > afterID && id > 0; id-- {
-		s, err := m.Get(ctx, id)
-		if errors.Is(err, ErrSnapshotNotFound) {
-			if id == latest {
-				continue // a LATEST hint that points past the last snapshot
-			}
-			break // expired: so are all older ones
-		}
-		if err != nil {
-			return nil, err
-		}
-		if s.CommitUser == user && s.CommitIdentifier == identifier && s.CommitKind == kind {
-			return s, nil
-		}
-	}
-	return nil, nil
+	return m.walkBack(ctx, afterID, func(s *Snapshot) bool {
+		return s.CommitUser == user && s.CommitIdentifier == identifier && s.CommitKind == kind
+	})
 }
 
 // LatestOfUser returns the latest snapshot committed by user, or nil: it
 // walks back from the latest snapshot and stops at the first one that does
-// not exist (expired), as SnapshotManager.latestSnapshotOfUser does. A
-// LATEST hint naming a snapshot that does not exist is not taken for an
-// expired one (which would make a writer restart its identifiers at 1):
-// the walk then starts at the highest snapshot listed.
+// not exist (expired), as SnapshotManager.latestSnapshotOfUser does. The
+// walk starts at LatestExisting: a LATEST hint naming a snapshot that does
+// not exist is not taken for an expired one (which would make a writer
+// restart its identifiers at 1).
 func (m *Manager) LatestOfUser(ctx context.Context, user string) (*Snapshot, error) {
-	latest, ok, err := m.LatestID(ctx)
-	if err != nil || !ok {
-		return nil, err
-	}
-	there, err := m.exists(ctx, latest)
-	if err != nil {
-		return nil, err
-	}
-	if !there {
-		ids, err := m.ListIDs(ctx)
-		if err != nil || len(ids) == 0 {
-			return nil, err
-		}
-		latest = ids[len(ids)-1]
-	}
-	for id := latest; id >= 1; id-- {
-		s, err := m.Get(ctx, id)
-		if errors.Is(err, ErrSnapshotNotFound) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if s.CommitUser == user {
+	return m.walkBack(ctx, 0, func(s *Snapshot) bool { return s.CommitUser == user })
+}
+
+// walkBack returns the first snapshot, from LatestExisting down to
+// afterID+1, that match accepts, or nil when the walk reaches afterID or a
+// snapshot that does not exist first.
+func (m *Manager) walkBack(ctx context.Context, afterID int64, match func(*Snapshot) bool) (*Snapshot, error) {
+	s, err := m.LatestExisting(ctx)
+	for err == nil && s != nil && s.ID > afterID {
+		if match(s) {
 			return s, nil
 		}
+		if s.ID-1 <= afterID {
+			break
+		}
+		s, err = m.Get(ctx, s.ID-1)
+	}
+	if err != nil && !errors.Is(err, ErrSnapshotNotFound) {
+		return nil, err
 	}
 	return nil, nil
 }
