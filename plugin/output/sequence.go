@@ -73,7 +73,7 @@ func (a *sequenceAllocator) restorer() write.SequenceRestorer {
 // loadCommitted reads the live files of the latest snapshot once per
 // snapshot id (a.mu held).
 func (a *sequenceAllocator) loadCommitted(ctx context.Context) error {
-	snap, err := a.tbl.Snapshots().Latest(ctx)
+	snap, err := a.tbl.Snapshots().LatestExisting(ctx)
 	if err != nil {
 		return fmt.Errorf("restore sequence numbers: %w", err)
 	}
