@@ -152,17 +152,32 @@ func (t *Table) ReadDelta(ctx context.Context, id int64) ([][]any, error) {
 }
 
 func (t *Table) readPlan(ctx context.Context, plan *scan.Plan) ([][]any, error) {
-	r, err := t.NewRead(nil)
-	if err != nil {
-		return nil, err
-	}
 	// The row counts come from metadata; do not trust them for more than a
 	// capacity hint.
 	out := make([][]any, 0, min(max(plan.RowCount(), 0), 1<<20))
+	err := t.ReadPlan(ctx, plan, func(rows [][]any) error {
+		out = append(out, rows...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReadPlan reads the rows of plan's splits as the current schema, split
+// after split in plan order, files in sequence order, rows in file order,
+// and calls fn with each batch as the reader yields it; the rows are fn's
+// to keep. An error of fn stops the read and is returned as it is.
+func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]any) error) error {
+	r, err := t.NewRead(nil)
+	if err != nil {
+		return err
+	}
 	for _, split := range plan.Splits {
 		it, err := r.Open(ctx, split)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for {
 			rows, _, err := it.Next(ctx)
@@ -171,13 +186,16 @@ func (t *Table) readPlan(ctx context.Context, plan *scan.Plan) ([][]any, error) 
 			}
 			if err != nil {
 				_ = it.Close()
-				return nil, fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
+				return fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
 			}
-			out = append(out, rows...)
+			if err := fn(rows); err != nil {
+				_ = it.Close()
+				return err
+			}
 		}
 		if err := it.Close(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
