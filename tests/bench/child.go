@@ -162,26 +162,5 @@ func childTableWriter(ctx context.Context, s childSpec) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	c := tbl.NewCommitter("bench")
-	var n int64
-	for id := int64(1); n < int64(s.Rows); id++ {
-		tw, err := tbl.NewWriter(ctx)
-		if err != nil {
-			return n, err
-		}
-		for k := 0; k < s.BatchCount && n < int64(s.Rows); k++ {
-			n++
-			if err := tw.Write(ctx, anyRow(pqRowAt(n, s.Partitions))); err != nil {
-				return n, err
-			}
-		}
-		msgs, err := tw.Prepare(ctx)
-		if err != nil {
-			return n, err
-		}
-		if _, err := c.Commit(ctx, id, msgs); err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return writeCommits(ctx, tbl, s.Rows, s.Partitions, s.BatchCount, nil)
 }

@@ -21,30 +21,14 @@ func measureSmallFiles(ctx context.Context, e *Env) (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := tbl.NewCommitter("bench")
 	buildStart := time.Now()
-	n := int64(1)
-	for b := 1; b <= batches; b++ {
-		tw, err := tbl.NewWriter(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for range rowsPerBatch {
-			if err := tw.Write(ctx, anyRow(pqRowAt(n, 1))); err != nil {
-				return nil, err
-			}
-			n++
-		}
-		msgs, err := tw.Prepare(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := c.Commit(ctx, int64(b), msgs); err != nil {
-			return nil, fmt.Errorf("batch %d: %w", b, err)
-		}
+	_, err = writeCommits(ctx, tbl, batches*rowsPerBatch, 1, rowsPerBatch, func(b int64) {
 		if b%3000 == 0 {
 			e.Logf("   %d of %d batches (%v)", b, batches, time.Since(buildStart).Round(time.Second))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	build := time.Since(buildStart)
 	type state struct {
@@ -132,11 +116,7 @@ func measureSmallFiles(ctx context.Context, e *Env) (*Section, error) {
 }
 
 func planAll(ctx context.Context, tbl *lakecore.Table) (int, error) {
-	snap, err := tbl.Snapshots().Latest(ctx)
-	if err != nil {
-		return 0, err
-	}
-	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	plan, err := latestPlan(ctx, tbl)
 	if err != nil {
 		return 0, err
 	}

@@ -27,24 +27,8 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	committer := tbl.NewCommitter("bench")
-	for start, id := 1, int64(1); start <= rows; start, id = start+perCommit, id+1 {
-		tw, err := tbl.NewWriter(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for n := start; n < start+perCommit && n <= rows; n++ {
-			if err := tw.Write(ctx, anyRow(pqRowAt(int64(n), partitions))); err != nil {
-				return nil, err
-			}
-		}
-		msgs, err := tw.Prepare(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := committer.Commit(ctx, id, msgs); err != nil {
-			return nil, err
-		}
+	if _, err := writeCommits(ctx, tbl, rows, partitions, perCommit, nil); err != nil {
+		return nil, err
 	}
 	files, bytes, n, err := liveFiles(ctx, tbl)
 	if err != nil {
@@ -115,40 +99,13 @@ func tailInput(ctx context.Context, e *Env, warehouse string) (int64, error) {
 }
 
 func tailLakecore(ctx context.Context, tbl *lakecore.Table) (int64, error) {
-	snap, err := tbl.Snapshots().Latest(ctx)
-	if err != nil {
-		return 0, err
-	}
-	plan, err := tbl.Planner().Full(ctx, snap, nil)
-	if err != nil {
-		return 0, err
-	}
-	rd, err := tbl.NewRead(nil)
+	plan, err := latestPlan(ctx, tbl)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	for _, sp := range plan.Splits {
-		it, err := rd.Open(ctx, sp)
-		if err != nil {
-			return n, err
-		}
-		for {
-			rows, _, err := it.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				_ = it.Close()
-				return n, err
-			}
-			n += int64(len(rows))
-		}
-		if err := it.Close(); err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	err = tbl.ReadPlan(ctx, plan, func(rows [][]any) error { n += int64(len(rows)); return nil })
+	return n, err
 }
 
 // tailParquetGo reads every data file with parquet-go; with messages it
@@ -156,14 +113,11 @@ func tailLakecore(ctx context.Context, tbl *lakecore.Table) (int64, error) {
 // object of the 8 columns in the input's value forms and its 7 metadata
 // values), to separate the cost of that message shape from the reading.
 func tailParquetGo(ctx context.Context, tbl *lakecore.Table, messages bool) (int64, error) {
-	snap, err := tbl.Snapshots().Latest(ctx)
+	plan, err := latestPlan(ctx, tbl)
 	if err != nil {
 		return 0, err
 	}
-	plan, err := tbl.Planner().Full(ctx, snap, nil)
-	if err != nil {
-		return 0, err
-	}
+	snap := plan.Snapshot
 	rd, err := tbl.NewRead(nil) // for FilePath only
 	if err != nil {
 		return 0, err

@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
@@ -175,13 +176,51 @@ func writeParquetGo(ctx context.Context, fio storage.FileIO, rows []pqRow) (int,
 	return written, nil
 }
 
-// liveFiles counts the live data files, their bytes and rows.
-func liveFiles(ctx context.Context, tbl *lakecore.Table) (files int, bytes, rows int64, err error) {
+// writeCommits writes rows 1..rows (pqRowAt over partitions) with
+// lakecore's TableWriter, committing every perCommit rows as its own APPEND
+// snapshot with identifiers 1, 2, ...; after, when set, is called with each
+// identifier once it is committed. It returns the rows written or being
+// written when it stopped.
+func writeCommits(ctx context.Context, tbl *lakecore.Table, rows, partitions, perCommit int, after func(id int64)) (int64, error) {
+	c := tbl.NewCommitter("bench")
+	var n int64
+	for id := int64(1); n < int64(rows); id++ {
+		tw, err := tbl.NewWriter(ctx)
+		if err != nil {
+			return n, err
+		}
+		for k := 0; k < perCommit && n < int64(rows); k++ {
+			n++
+			if err := tw.Write(ctx, anyRow(pqRowAt(n, partitions))); err != nil {
+				return n, err
+			}
+		}
+		msgs, err := tw.Prepare(ctx)
+		if err != nil {
+			return n, err
+		}
+		if _, err := c.Commit(ctx, id, msgs); err != nil {
+			return n, fmt.Errorf("commit %d: %w", id, err)
+		}
+		if after != nil {
+			after(id)
+		}
+	}
+	return n, nil
+}
+
+// latestPlan plans the live files of the latest snapshot.
+func latestPlan(ctx context.Context, tbl *lakecore.Table) (*scan.Plan, error) {
 	snap, err := tbl.Snapshots().Latest(ctx)
 	if err != nil {
-		return 0, 0, 0, err
+		return nil, err
 	}
-	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	return tbl.Planner().Full(ctx, snap, nil)
+}
+
+// liveFiles counts the live data files, their bytes and rows.
+func liveFiles(ctx context.Context, tbl *lakecore.Table) (files int, bytes, rows int64, err error) {
+	plan, err := latestPlan(ctx, tbl)
 	if err != nil {
 		return 0, 0, 0, err
 	}
