@@ -1,12 +1,15 @@
-// Package fixturetest locates the Java-written Paimon tables the tests
-// compare lakecore with (shared/fixtures/paimon beside the repository
-// clone; its README lists the expected rows) and renders rows for exact
-// comparison. It is imported by tests only.
+// Package fixturetest locates the repository and the Java-written Paimon
+// tables the tests compare lakecore with (shared/fixtures/paimon beside the
+// repository clone; its README lists the expected rows), copies them for
+// tests that write, lists a table's files and renders rows for exact
+// comparison. It is imported by tests only: the lakecore packages' own, the
+// plugins', tests/ and the CLI's.
 package fixturetest
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,6 +36,17 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// RepoDir is RepoRoot for a test: it fails t when there is no go.mod above
+// the working directory.
+func RepoDir(t testing.TB) string {
+	t.Helper()
+	dir, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Root returns shared/fixtures/paimon beside the repository root, or an
@@ -71,6 +85,42 @@ func Warehouse(t testing.TB, fixture string) string {
 		t.Skipf("Paimon fixture %s not found at %s", fixture, dir)
 	}
 	return dir
+}
+
+// CopyWarehouse copies the warehouse of one fixture (see Warehouse) into a
+// new directory under t.TempDir() and returns the copy, writable, for tests
+// that commit, expire or write consumer files. It skips the test when the
+// fixture is absent.
+func CopyWarehouse(t testing.TB, fixture string) string {
+	t.Helper()
+	src := Warehouse(t, fixture)
+	dst := t.TempDir()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatalf("copy fixture %s: %v", fixture, err)
+	}
+	return dst
+}
+
+// ListFiles returns, sorted, every file below dir as a slash-separated path
+// relative to dir.
+func ListFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Files returns, sorted, the files matching glob below the table directory

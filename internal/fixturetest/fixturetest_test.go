@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
@@ -17,6 +18,52 @@ func TestRepoRoot(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "internal", "fixturetest")); err != nil {
 		t.Fatalf("root %s does not hold this package: %v", root, err)
+	}
+}
+
+func TestRepoDir(t *testing.T) {
+	root, err := fixturetest.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fixturetest.RepoDir(t); got != root {
+		t.Fatalf("RepoDir %s, RepoRoot %s", got, root)
+	}
+}
+
+func TestListFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"b/2", "a", "b/1", "c/d/e"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fixturetest.ListFiles(t, dir), []string{"a", "b/1", "b/2", "c/d/e"}; !slices.Equal(got, want) {
+		t.Fatalf("ListFiles %v, want %v", got, want)
+	}
+}
+
+// TestCopyWarehouse checks that the copy holds the fixture's files and is
+// writable where the fixtures are not.
+func TestCopyWarehouse(t *testing.T) {
+	const fixture = "cpp-java11-append-fixed-bucket-complex-types"
+	src := fixturetest.Warehouse(t, fixture)
+	dst := fixturetest.CopyWarehouse(t, fixture)
+	if got, want := fixturetest.ListFiles(t, dst), fixturetest.ListFiles(t, src); !slices.Equal(got, want) || len(got) == 0 {
+		t.Fatalf("copy has %v, fixture %v", got, want)
+	}
+	consumer := filepath.Join(dst, "default.db", "append_complex_data", "consumer", "consumer-x")
+	if err := os.MkdirAll(filepath.Dir(consumer), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(consumer, []byte("{}"), 0o644); err != nil {
+		t.Fatalf("copy not writable: %v", err)
 	}
 }
 

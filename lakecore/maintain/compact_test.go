@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
@@ -254,12 +255,12 @@ func TestCompactDryRunAndNothingToDo(t *testing.T) {
 	}
 	l.appendRows([]any{int32(9), "a", "x"})
 	before := l.latest()
-	files := listFiles(t, l.dir())
+	files := fixturetest.ListFiles(t, l.dir())
 	rep, err = maintain.Compact(context.Background(), l.fio, l.tb.Path(), maintain.CompactOptions{DryRun: true})
 	if err != nil || rep.Tasks != 1 || rep.Rewritten.Files != 4 || l.latest().ID != before.ID {
 		t.Fatalf("dry run: %v %s", err, rep)
 	}
-	if d := diff(files, listFiles(t, l.dir())); d != "" {
+	if d := diff(files, fixturetest.ListFiles(t, l.dir())); d != "" {
 		t.Errorf("dry run wrote files:%s", d)
 	}
 	if !strings.Contains(rep.Summary(), "would rewrite 4 files") {
@@ -530,7 +531,7 @@ func TestCompactConflictRetries(t *testing.T) {
 				live = append(live, e.File.FileName)
 			}
 			var orphans []string
-			for _, p := range listFiles(t, l.dir()) {
+			for _, p := range fixturetest.ListFiles(t, l.dir()) {
 				if strings.HasSuffix(p, ".parquet") && !slices.Contains(live, path.Base(p)) {
 					orphans = append(orphans, p)
 				}

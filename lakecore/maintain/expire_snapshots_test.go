@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -389,11 +390,7 @@ func TestExpireSnapshotsDeleteFailures(t *testing.T) {
 // compacted three files of f1=10/bucket-0 into one; expiring 1..3 deletes
 // exactly those three and keeps the rows of snapshot 4.
 func TestExpireSnapshotsJavaFixture(t *testing.T) {
-	src := filepath.Join(fixtureRoot(t), "cpp-java11-append-fixed-bucket-complex-types", "warehouse")
-	dst := t.TempDir()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
+	dst := fixturetest.CopyWarehouse(t, "cpp-java11-append-fixed-bucket-complex-types")
 	fio, err := storage.NewLocal(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -408,7 +405,7 @@ func TestExpireSnapshotsJavaFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	tableDir := filepath.Join(dst, "default.db", "append_complex_data")
-	filesBefore := listFiles(t, tableDir)
+	filesBefore := fixturetest.ListFiles(t, tableDir)
 	snap3, err := tb.Snapshots().Get(ctx, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -439,7 +436,7 @@ func TestExpireSnapshotsJavaFixture(t *testing.T) {
 	if rep.SnapshotsExpired != 3 || rep.RemovedData.Files != 3 {
 		t.Errorf("expired %d snapshots and %d data files, want 3 and 3", rep.SnapshotsExpired, rep.RemovedData.Files)
 	}
-	after := listFiles(t, tableDir)
+	after := fixturetest.ListFiles(t, tableDir)
 	for _, p := range filesBefore {
 		if slices.Contains(after, p) {
 			continue
@@ -467,29 +464,4 @@ func TestExpireSnapshotsJavaFixture(t *testing.T) {
 	if len(rows) != len(before) || len(rows) != 8 {
 		t.Errorf("snapshot 4 has %d rows after expiry, %d before, want 8", len(rows), len(before))
 	}
-}
-
-// fixtureRoot returns shared/fixtures/paimon beside the repository root,
-// or skips the test when the fixtures are absent.
-func fixtureRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	root := filepath.Join(dir, "..", "shared", "fixtures", "paimon")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("Paimon fixtures not found at %s", root)
-	}
-	return root
 }

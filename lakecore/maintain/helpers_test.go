@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
@@ -229,31 +229,10 @@ func (f *fakeTable) consumer(id string, next int64) {
 	}
 }
 
-// listFiles returns every file under the table, relative to the table.
-func listFiles(t testing.TB, dir string) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func (f *fakeTable) tableDir() string { return filepath.Join(f.root, filepath.FromSlash(f.path)) }
 
 // files returns the table's files, relative to the table directory.
-func (f *fakeTable) filesOnDisk() []string { return listFiles(f.t, f.tableDir()) }
+func (f *fakeTable) filesOnDisk() []string { return fixturetest.ListFiles(f.t, f.tableDir()) }
 
 // manifestFiles returns the manifest lists and manifests a snapshot refers
 // to (both lists and the manifests in them).
@@ -277,7 +256,7 @@ func (f *fakeTable) manifestFiles(s *snapshot.Snapshot) []string {
 // setOld sets the modification time of every file under the table to t.
 func setOld(tb testing.TB, dir string, t time.Time) {
 	tb.Helper()
-	for _, p := range listFiles(tb, dir) {
+	for _, p := range fixturetest.ListFiles(tb, dir) {
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), t, t); err != nil {
 			tb.Fatal(err)
 		}

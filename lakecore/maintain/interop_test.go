@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -37,18 +38,9 @@ func newJavaOracle(t *testing.T) *javaOracle {
 	if testing.Short() {
 		t.Skip("Java interop in -short mode")
 	}
-	dir, err := os.Getwd()
+	dir, err := fixturetest.RepoRoot()
 	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = filepath.Dir(dir)
+		t.Skip(err)
 	}
 	j := &javaOracle{bin: filepath.Join(dir, "tests", "interop", "bin", "paimon-java")}
 	if out, err := exec.Command(j.bin, "paimon1", "version").CombinedOutput(); err != nil {
@@ -237,8 +229,8 @@ func TestInteropExpireMatchesJava(t *testing.T) {
 			if rep.SnapshotsExpired == 0 {
 				t.Fatalf("nothing expired: %s", rep)
 			}
-			javaFiles := listFiles(t, table)
-			goFiles := listFiles(t, filepath.Join(goW, "db.db", "t"))
+			javaFiles := fixturetest.ListFiles(t, table)
+			goFiles := fixturetest.ListFiles(t, filepath.Join(goW, "db.db", "t"))
 			if d := diff(javaFiles, goFiles); d != "" {
 				t.Errorf("files after Java's expiry vs ours (%s):%s", rep.Summary(), d)
 			}

@@ -7,35 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// fixtureWarehouse copies the warehouse of a Java-written fixture
-// (../shared/fixtures/paimon/<name>, beside the repository) into a
-// temporary directory, so that the test may write its consumer file.
-func fixtureWarehouse(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	src := filepath.Join(dir, "..", "shared", "fixtures", "paimon", name, "warehouse")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("Paimon fixture not found at %s", src)
-	}
-	dst := t.TempDir()
-	copyDir(t, src, dst)
-	return dst
-}
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
+)
 
 // fixture1Rows are the rows of fixture 1 (README "Expected rows at snapshot
 // 4") as the input renders them.
@@ -56,7 +30,7 @@ var fixture1Rows = []string{
 // from-snapshot 1 reads the three appends' deltas (3, 4 and 1 rows) and
 // skips the COMPACT snapshot, whose position it still consumes.
 func TestJavaFixtureTail(t *testing.T) {
-	wh := fixtureWarehouse(t, "cpp-java11-append-fixed-bucket-complex-types")
+	wh := fixturetest.CopyWarehouse(t, "cpp-java11-append-fixed-bucket-complex-types")
 	base := fmt.Sprintf("warehouse: %s\ntable: append_complex_data\nbounded: true\n", wh)
 
 	t.Run("latest-full", func(t *testing.T) {

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 )
 
 // env is what TestMain found: paths, and why the oracles are unavailable
@@ -61,24 +63,15 @@ func TestMain(m *testing.M) {
 }
 
 func setupEnv() error {
-	dir, err := os.Getwd()
+	dir, err := fixturetest.RepoRoot()
 	if err != nil {
 		return err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			return fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = filepath.Dir(dir)
 	}
 	env.root = dir
 	env.here = filepath.Join(dir, "tests", "interop")
 	env.fixtures = os.Getenv("PAIMON_FIXTURES")
 	if env.fixtures == "" {
-		env.fixtures = filepath.Join(filepath.Dir(dir), "shared", "fixtures", "paimon")
+		env.fixtures, _ = fixturetest.Root() // "" when absent
 	}
 	if _, err := os.Stat(env.fixtures); err != nil {
 		env.fixtures = ""
