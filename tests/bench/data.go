@@ -159,13 +159,18 @@ func s3YAML(s *s3Server) string {
 `, s.cfg.Endpoint, s.cfg.Region, s.cfg.AccessKeyID, s.cfg.SecretAccessKey)
 }
 
-// createBenchTable creates bench.events in the warehouse.
-func createBenchTable(ctx context.Context, warehouse string, s3 *s3Server, options map[string]string) (*lakecore.Table, error) {
+// openBenchCatalog opens the warehouse, on s3 when it is not nil.
+func openBenchCatalog(ctx context.Context, warehouse string, s3 *s3Server) (*lakecore.Catalog, error) {
 	var cfg storage.S3Config
 	if s3 != nil {
 		cfg = s3.cfg
 	}
-	cat, err := lakecore.OpenCatalog(ctx, warehouse, cfg)
+	return lakecore.OpenCatalog(ctx, warehouse, cfg)
+}
+
+// createBenchTable creates bench.events in the warehouse.
+func createBenchTable(ctx context.Context, warehouse string, s3 *s3Server, options map[string]string) (*lakecore.Table, error) {
+	cat, err := openBenchCatalog(ctx, warehouse, s3)
 	if err != nil {
 		return nil, err
 	}
@@ -178,11 +183,7 @@ func createBenchTable(ctx context.Context, warehouse string, s3 *s3Server, optio
 
 // openBenchTable opens bench.events.
 func openBenchTable(ctx context.Context, warehouse string, s3 *s3Server) (*lakecore.Table, error) {
-	var cfg storage.S3Config
-	if s3 != nil {
-		cfg = s3.cfg
-	}
-	cat, err := lakecore.OpenCatalog(ctx, warehouse, cfg)
+	cat, err := openBenchCatalog(ctx, warehouse, s3)
 	if err != nil {
 		return nil, err
 	}

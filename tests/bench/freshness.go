@@ -11,7 +11,6 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -87,11 +86,7 @@ func measureFreshness(ctx context.Context, e *Env) (*Section, error) {
 }
 
 func freshnessRun(ctx context.Context, e *Env, warehouse string, srv *s3Server, runFor, warmup time.Duration, rate int) ([]time.Duration, error) {
-	var cfg storage.S3Config
-	if srv != nil {
-		cfg = srv.cfg
-	}
-	cat, err := lakecore.OpenCatalog(ctx, warehouse, cfg)
+	cat, err := openBenchCatalog(ctx, warehouse, srv)
 	if err != nil {
 		return nil, err
 	}
