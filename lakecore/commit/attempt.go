@@ -135,18 +135,12 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 		if checkAfter >= 0 {
 			// FileStoreCommitImpl.tryCommitOnce: after a CommitFailRetryResult
 			// look for our own snapshot before writing another one.
-			s, err := c.snapshots.FindCommit(ctx, c.o.CommitUser, identifier, kind, checkAfter)
-			if err != nil {
-				return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: look for a landed attempt: %w", c.tablePath, err))
+			found, err := c.findLanded(ctx, identifier, kind, checkAfter)
+			if found != nil {
+				return found, nil
 			}
-			if s != nil {
-				found, err := c.confirmFound(ctx, s)
-				if err == nil {
-					return found, nil
-				}
-				if !errors.Is(err, errRetry) {
-					return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: %w", c.tablePath, err))
-				}
+			if err != nil && !errors.Is(err, errRetry) {
+				return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: %w", c.tablePath, err))
 			}
 		}
 		snap, res, err := c.attempt(ctx, latest, identifier, kind, detectConflicts, provide, &d)
@@ -173,12 +167,9 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 		}
 		if (c.o.Timeout > 0 && time.Since(start) > c.o.Timeout) || retry >= c.o.MaxRetries {
 			if res == uncertain {
-				s, ferr := c.snapshots.FindCommit(ctx, c.o.CommitUser, identifier, kind, checkAfter)
-				if ferr == nil && s != nil {
-					s, ferr = c.confirmFound(ctx, s)
-					if ferr == nil {
-						return s, nil
-					}
+				found, ferr := c.findLanded(ctx, identifier, kind, checkAfter)
+				if found != nil {
+					return found, nil
 				}
 				if ferr != nil {
 					return nil, c.giveUp(ctx, d, true, fmt.Errorf("commit to %s: %w after %d retries: %w (and looking for it failed: %v)",
@@ -192,6 +183,21 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 			return nil, c.giveUp(ctx, d, res == uncertain, fmt.Errorf("commit to %s: %w (last attempt: %v)", c.tablePath, werr, err))
 		}
 	}
+}
+
+// findLanded looks in (after, latest] for the snapshot of an attempt of
+// this commit whose outcome was unknown and confirms it (confirmFound). It
+// returns nil, nil when there is none; an error wrapping errRetry when it
+// was stale and is deleted; another error when that cannot be told.
+func (c *Committer) findLanded(ctx context.Context, identifier int64, kind snapshot.CommitKind, after int64) (*snapshot.Snapshot, error) {
+	s, err := c.snapshots.FindCommit(ctx, c.o.CommitUser, identifier, kind, after)
+	if err != nil {
+		return nil, fmt.Errorf("look for a landed attempt: %w", err)
+	}
+	if s == nil {
+		return nil, nil
+	}
+	return c.confirmFound(ctx, s)
 }
 
 // giveUp deletes the delta files unless an attempt with an unknown outcome
