@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -26,25 +28,11 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// cliBinary is the benthos-paimon binary TestMain builds once; every CLI
-// test runs it as a user would.
-var cliBinary string
-
+// TestMain removes the binary the CLI tests run (binarytest.Path builds it
+// on first use).
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "benthos-paimon-cli-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cliBinary = filepath.Join(dir, "benthos-paimon")
-	build := exec.Command("go", "build", "-o", cliBinary, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build benthos-paimon: %v\n%s", err, out)
-		_ = os.RemoveAll(dir)
-		os.Exit(1)
-	}
 	code := m.Run()
-	_ = os.RemoveAll(dir)
+	binarytest.Remove()
 	os.Exit(code)
 }
 
@@ -70,9 +58,10 @@ func (r cliResult) String() string {
 
 func runCLI(t *testing.T, env []string, args ...string) cliResult {
 	t.Helper()
+	bin := binarytest.Path(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cliBinary, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -465,20 +454,11 @@ func requirePrefixed(t *testing.T, got []string, prefix string, parts ...string)
 func dataFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range fixturetest.ListFiles(t, dir) {
+		if strings.HasSuffix(f, ".parquet") {
+			out = append(out, f)
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".parquet") {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -722,39 +702,8 @@ func TestRemoveOrphanFiles(t *testing.T) {
 	}
 }
 
-// fixtureDir finds the shared Java fixtures beside the repository and
-// copies one table's warehouse into a temporary directory (the fixtures
-// are read-only).
-func fixtureDir(t *testing.T, name string) string {
-	t.Helper()
-	src := filepath.Join("..", "shared", "fixtures", "paimon", name, "warehouse")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("fixture %s not found at %s (CI has it beside the clone): %v", name, src, err)
-	}
-	dst := filepath.Join(t.TempDir(), "warehouse")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func TestJavaFixture(t *testing.T) {
-	wh := fixtureDir(t, "cpp-java11-append-fixed-bucket-complex-types")
+	wh := fixturetest.CopyWarehouse(t, "cpp-java11-append-fixed-bucket-complex-types")
 	args := []string{"--warehouse", wh, "--table", "append_complex_data"}
 
 	r := paimon(t, "info", args...)
@@ -835,7 +784,7 @@ func TestJavaFixture(t *testing.T) {
 func TestErrors(t *testing.T) {
 	wh := t.TempDir()
 	newTestTable(t, wh, storage.S3Config{}, nil).commit(1, "2024-01-01")
-	pk := fixtureDir(t, "cpp-java09-pk-table-avro-manifest-reference")
+	pk := fixturetest.CopyWarehouse(t, "cpp-java09-pk-table-avro-manifest-reference")
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,74 +21,17 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
 
-// e2eRepoRoot returns the repository root (the directory holding go.mod).
-func e2eRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("e2e: go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
-	binaryDir  string
-)
-
-// e2eBinary builds benthos-paimon once per test binary (on first use, so
-// runs that need no binary do not pay for the build) and returns its path.
-// TestMain removes it.
-func e2eBinary(t testing.TB) string {
-	t.Helper()
-	binaryOnce.Do(func() {
-		root := e2eRepoRoot(t)
-		binaryDir, binaryErr = os.MkdirTemp("", "benthos-paimon-e2e-")
-		if binaryErr != nil {
-			return
-		}
-		binaryPath = filepath.Join(binaryDir, "benthos-paimon")
-		cmd := exec.Command("go", "build", "-o", binaryPath, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaryErr = &buildError{err: err, out: string(out)}
-		}
-	})
-	if binaryErr != nil {
-		t.Fatalf("build benthos-paimon: %v", binaryErr)
-	}
-	return binaryPath
-}
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return e.err.Error() + "\n" + e.out }
-
-// TestMain removes the binary e2eBinary built.
+// TestMain removes the binary the tests run (binarytest.Path builds it on
+// first use, so runs that need no binary do not pay for the build).
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binaryDir != "" {
-		_ = os.RemoveAll(binaryDir)
-	}
+	binarytest.Remove()
 	os.Exit(code)
 }
 

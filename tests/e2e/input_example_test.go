@@ -11,6 +11,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 	"gopkg.in/yaml.v3"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -20,7 +21,7 @@ import (
 // replaced by a consumer): the rows arrive as JSON objects with the
 // snapshot and partition added, and the consumer stdout-tail is saved.
 func TestInputExampleToStdout(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(inRepoRoot(t), "examples", "paimon_to_stdout.yaml"))
+	data, err := os.ReadFile(filepath.Join(fixturetest.RepoDir(t), "examples", "paimon_to_stdout.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,24 +115,5 @@ func TestInputExampleToStdout(t *testing.T) {
 	c, ok, err := tbl.Consumers().Get(ctx, "stdout-tail")
 	if err != nil || !ok || c.NextSnapshot != 2 {
 		t.Fatalf("consumer stdout-tail: %+v %v %v, want nextSnapshot 2", c, ok, err)
-	}
-}
-
-// inRepoRoot is the repository root (the directory holding go.mod).
-func inRepoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the working directory")
-		}
-		dir = parent
 	}
 }

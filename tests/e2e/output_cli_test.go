@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 )
 
 // exampleFiles returns the repository's examples/*.yaml.
 func exampleFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(e2eRepoRoot(t), "examples", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(fixturetest.RepoDir(t), "examples", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +36,7 @@ func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e2eBinary(t), args...)
+	cmd := exec.CommandContext(ctx, binarytest.Path(t), args...)
 	cmd.Dir = dir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -52,7 +55,7 @@ func runBinary(t *testing.T, dir string, timeout time.Duration, args ...string) 
 // TestExamplesLint: `benthos-paimon lint examples/*.yaml` passes.
 func TestExamplesLint(t *testing.T) {
 	files := exampleFiles(t)
-	code, out := runBinary(t, e2eRepoRoot(t), time.Minute, append([]string{"lint"}, files...)...)
+	code, out := runBinary(t, fixturetest.RepoDir(t), time.Minute, append([]string{"lint"}, files...)...)
 	if code != 0 {
 		t.Errorf("lint exited %d:\n%s", code, out)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
@@ -116,7 +117,7 @@ func s3YAML(cfg storage.S3Config) string {
 
 func TestConcurrentProcesses(t *testing.T) {
 	skipShort(t)
-	bin := benthosBinary(t)
+	bin := binarytest.Path(t)
 	t.Run("local", func(t *testing.T) { runConcurrent(t, bin, localTarget(t), false) })
 	t.Run("local-with-maintenance", func(t *testing.T) { runConcurrent(t, bin, localTarget(t), true) })
 	t.Run("s3", func(t *testing.T) {

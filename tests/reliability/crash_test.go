@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
@@ -59,7 +60,7 @@ type crashSpec struct {
 
 func TestCrashRecovery(t *testing.T) {
 	skipShort(t)
-	bin := benthosBinary(t)
+	bin := binarytest.Path(t)
 	for _, spec := range []crashSpec{
 		{name: "unaware-bucket", table: "crash_unaware", bucket: "bucket: -1", rounds: pick(20, 140)},
 		{name: "fixed-bucket", table: "crash_fixed", bucket: "bucket: 2\n      bucket_key: [id]", rounds: pick(10, 60)},

@@ -5,17 +5,15 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -47,65 +45,15 @@ func skipShort(t *testing.T) {
 
 // TestMain runs a child role when the test binary is re-executed as one
 // (maintenance processes of the concurrency test), else the tests; then it
-// removes the binary benthosBinary built.
+// removes the binary binarytest.Path built.
 func TestMain(m *testing.M) {
 	if role := os.Getenv(envChild); role != "" {
 		os.Exit(runChild(role))
 	}
 	flag.Parse()
 	code := m.Run()
-	if binaryDir != "" {
-		_ = os.RemoveAll(binaryDir)
-	}
+	binarytest.Remove()
 	os.Exit(code)
-}
-
-// repoRoot returns the directory holding go.mod.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
-	binaryDir  string
-)
-
-// benthosBinary builds the real benthos-paimon binary once per test run
-// (`go build -o ... .` in the repository root) and returns its path.
-func benthosBinary(t testing.TB) string {
-	t.Helper()
-	binaryOnce.Do(func() {
-		root := repoRoot(t)
-		if binaryDir, binaryErr = os.MkdirTemp("", "benthos-paimon-reliability-"); binaryErr != nil {
-			return
-		}
-		binaryPath = filepath.Join(binaryDir, "benthos-paimon")
-		cmd := exec.Command("go", "build", "-o", binaryPath, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaryErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if binaryErr != nil {
-		t.Fatalf("build benthos-paimon: %v", binaryErr)
-	}
-	return binaryPath
 }
 
 // workDir returns a directory for t's files: t.TempDir(), or with
