@@ -182,6 +182,9 @@ func (c *Committer) tryCommit(ctx context.Context, identifier int64, kind snapsh
 		if werr := c.wait(ctx, retry); werr != nil {
 			return nil, c.giveUp(ctx, d, res == uncertain, fmt.Errorf("commit to %s: %w (last attempt: %v)", c.tablePath, werr, err))
 		}
+		if c.o.OnRetry != nil {
+			c.o.OnRetry(err)
+		}
 	}
 }
 

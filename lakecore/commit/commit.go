@@ -80,6 +80,12 @@ type Options struct {
 	IgnoreEmptyCommit bool
 	// Now is the clock of snapshot timeMillis.
 	Now func() time.Time
+	// OnRetry, when set, is called on the committing goroutine before
+	// each further attempt of a commit, with the error of the attempt that
+	// did not commit (another writer took the snapshot id, the snapshot
+	// write failed or has an unknown outcome, the attempt raced snapshot
+	// expiry): a hook for metrics.
+	OnRetry func(err error)
 }
 
 // Paimon 1.4's defaults (CoreOptions.java).

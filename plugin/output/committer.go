@@ -230,9 +230,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 	g.nextID++
 
 	start := time.Now()
-	attempts := &attemptCounter{}
-	ctx := withAttemptCounter(g.ctx, attempts)
-	snap, err := g.c.Commit(ctx, id, msgs)
+	snap, err := g.c.Commit(g.ctx, id, msgs)
 	ambiguous := err != nil && errors.Is(err, commit.ErrCommitAmbiguous)
 	if ambiguous && errors.Is(err, commit.ErrStaleSnapshot) {
 		// The snapshot was created while expiry deleted the ones above
@@ -242,16 +240,9 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 		g.log.Warnf("Commit %d of %d batches raced snapshot expiry and its outcome cannot be known; the batches will be delivered again: %v", id, len(live), err)
 	} else if ambiguous {
 		g.log.Warnf("Commit %d of %d batches has an unknown outcome, resolving it through commit user %q: %v", id, len(live), g.user, err)
-		snap, err = g.resolve(ctx, id, msgs, err)
+		snap, err = g.resolve(g.ctx, id, msgs, err)
 	}
 	g.met.commitLatency.Timing(time.Since(start).Nanoseconds())
-	// A failed snapshot create is followed by another attempt (or a look-up
-	// that found it), except the last one of a commit that failed.
-	if n := attempts.failed.Load(); err != nil && n > 0 {
-		g.met.commitRetries.Incr(n - 1)
-	} else if n > 0 {
-		g.met.commitRetries.Incr(n)
-	}
 
 	res := commitResult{snap: snap, err: err}
 	if err != nil {

@@ -253,8 +253,8 @@ which Paimon advises for tables with heavy write traffic.
 
 Besides Benthos' ` + "`output_*`" + ` metrics: ` + "`paimon_rows_written`" + `, ` + "`paimon_bytes_written`" + ` and
 ` + "`paimon_files_written`" + ` count what committed snapshots added; ` + "`paimon_commits`" + ` the snapshots committed;
-` + "`paimon_commit_retries`" + ` the attempts whose snapshot could not be created (another writer took its id, or storage
-failed) and were retried; ` + "`paimon_commit_failures`" + ` the commits that failed (their batches are delivered again);
+` + "`paimon_commit_retries`" + ` the commit attempts that were retried (another writer took the snapshot id, storage
+failed, or the attempt raced snapshot expiry); ` + "`paimon_commit_failures`" + ` the commits that failed (their batches are delivered again);
 ` + "`paimon_commit_latency_ns`" + ` (timer) the time of each commit; ` + "`paimon_last_snapshot_id`" + ` (gauge) the
 latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that could not become rows.`
 

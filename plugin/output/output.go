@@ -12,6 +12,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -147,7 +148,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cat := lakecore.NewCatalog(countingFileIO{fio})
+	cat := lakecore.NewCatalog(fio)
 	tbl, err := o.openOrCreate(ctx, cat)
 	if err != nil {
 		return err
@@ -183,7 +184,9 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 		c.maint = newMaintainer(tbl, o.conf, o.log)
 		onCommit = c.maint.trigger
 	}
-	c.committer = newGroupCommitter(tbl.NewCommitter(o.conf.CommitUser), tbl.Snapshots(), next,
+	co := commit.OptionsFromSchema(s, o.conf.CommitUser)
+	co.OnRetry = func(error) { o.met.commitRetries.Incr(1) }
+	c.committer = newGroupCommitter(commit.New(tbl.FileIO(), tbl.Path(), co), tbl.Snapshots(), next,
 		4*o.conf.MaxInFlight+16, o.log, o.met, o.opts.progress, onCommit)
 	o.state.Store(&writeState{schema: s, conv: conv})
 	go c.committer.run()
