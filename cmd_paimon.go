@@ -134,8 +134,9 @@ type session struct {
 // context on SIGINT/SIGTERM (the operations are safe to interrupt: they
 // follow the commit protocol), and turns every failure into one message
 // "paimon <command>: ..." for RunCLI to print with exit code 1.
-func paimonAction(name string, run func(s *session, c *cli.Context) error) cli.ActionFunc {
+func paimonAction(run func(s *session, c *cli.Context) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		name := c.Command.Name
 		if c.Args().Present() {
 			return fmt.Errorf("paimon %s: unexpected argument %q (every setting is a flag; see --help)", name, c.Args().First())
 		}
@@ -280,16 +281,21 @@ func printReport(w io.Writer, rep *maintain.Report, verbose bool) {
 	if rep == nil {
 		return
 	}
-	lines := strings.Split(rep.String(), "\n")
-	for _, l := range lines[1:] {
-		fmt.Fprintln(w, l)
-	}
+	printReportDetails(w, rep)
 	if verbose && !rep.DryRun {
 		for _, f := range rep.Removed {
 			fmt.Fprintf(w, "  removed %s\n", f)
 		}
 	}
-	fmt.Fprintln(w, lines[0])
+	fmt.Fprintln(w, rep.Summary())
+}
+
+// printReportDetails writes a report's lines after its summary.
+func printReportDetails(w io.Writer, rep *maintain.Report) {
+	lines := strings.Split(rep.String(), "\n")
+	for _, l := range lines[1:] {
+		fmt.Fprintln(w, l)
+	}
 }
 
 // maintenanceResult prints rep and passes err on. A report is printed
@@ -354,6 +360,11 @@ func (r *repeatedFlag) Set(v string) error {
 }
 
 func (r *repeatedFlag) String() string { return strings.Join(r.values, " ") }
+
+// verboseFlag is --verbose of the commands that delete files.
+func verboseFlag() cli.Flag {
+	return &cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "list every deleted file"}
+}
 
 // partitionFlag is the repeatable --partition flag.
 func partitionFlag(usage string) cli.Flag {
@@ -509,18 +520,7 @@ func formatTime(ms int64) string {
 }
 
 // formatBytes renders n in binary units, as maintain's reports do.
-func formatBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func formatBytes(n int64) string { return maintain.FormatBytes(n) }
 
 func plural(n int64, one, many string) string {
 	if n == 1 {

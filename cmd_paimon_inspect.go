@@ -32,7 +32,7 @@ func infoCommand() *cli.Command {
 		Flags: append(tableFlags(),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print one JSON object instead of text"},
 		),
-		Action: paimonAction("info", runInfo),
+		Action: paimonAction(runInfo),
 	}
 }
 
@@ -43,7 +43,7 @@ func snapshotsCommand() *cli.Command {
 		Flags: append(tableFlags(),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print a JSON array (keys as in Paimon's $snapshots system table)"},
 		),
-		Action: paimonAction("snapshots", runSnapshots),
+		Action: paimonAction(runSnapshots),
 	}
 }
 
@@ -56,7 +56,7 @@ func filesCommand() *cli.Command {
 			partitionFlag("only partitions matching k=v[,k2=v2] (repeatable: any of them)"),
 			&cli.BoolFlag{Name: flagJSON, Usage: "print a JSON array (keys as in Paimon's $files system table)"},
 		),
-		Action: paimonAction("files", runFiles),
+		Action: paimonAction(runFiles),
 	}
 }
 
@@ -158,11 +158,7 @@ func runSnapshots(s *session, c *cli.Context) error {
 		summary += fmt.Sprintf(" (%d..%d)", rows[0].ID, rows[len(rows)-1].ID)
 	}
 	if c.Bool(flagJSON) {
-		if err := writeJSON(s.out, rows); err != nil {
-			return err
-		}
-		fmt.Fprintln(s.errOut, summary)
-		return nil
+		return s.writeJSON(rows, summary)
 	}
 	tw := newTable(s.out)
 	fmt.Fprintln(tw, "ID\tKIND\tCOMMIT TIME (UTC)\tCOMMIT USER\tIDENTIFIER\tSCHEMA\tTOTAL RECORDS\tDELTA RECORDS")
@@ -303,11 +299,7 @@ func runFiles(s *session, c *cli.Context) error {
 		if rows == nil {
 			rows = []fileRow{}
 		}
-		if err := writeJSON(s.out, rows); err != nil {
-			return err
-		}
-		fmt.Fprintln(s.errOut, summary)
-		return nil
+		return s.writeJSON(rows, summary)
 	}
 	tw := newTable(s.out)
 	fmt.Fprintln(tw, "PARTITION\tBUCKET\tFILE\tROWS\tBYTES\tSEQUENCE\tLEVEL")
@@ -484,11 +476,7 @@ func runInfo(s *session, c *cli.Context) error {
 		return err
 	}
 	if c.Bool(flagJSON) {
-		if err := writeJSON(s.out, r); err != nil {
-			return err
-		}
-		fmt.Fprintln(s.errOut, r.summary())
-		return nil
+		return s.writeJSON(r, r.summary())
 	}
 	w := s.out
 	fmt.Fprintf(w, "Table:           %s\n", r.Table)
@@ -601,8 +589,14 @@ func (i *indentWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+// writeJSON prints v as indented JSON on stdout and the summary line on
+// stderr, so that stdout stays one JSON document.
+func (s *session) writeJSON(v any, summary string) error {
+	enc := json.NewEncoder(s.out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	fmt.Fprintln(s.errOut, summary)
+	return nil
 }

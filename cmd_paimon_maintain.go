@@ -29,7 +29,7 @@ func compactCommand() *cli.Command {
 			&cli.IntFlag{Name: "min-file-num", DefaultText: "the table's option", Usage: "override the table's compaction.min.file-num"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "plan and report without writing anything"},
 		),
-		Action: paimonAction("compact", runCompact),
+		Action: paimonAction(runCompact),
 	}
 }
 
@@ -48,9 +48,9 @@ func expireSnapshotsCommand() *cli.Command {
 			&cli.StringFlag{Name: flagOlderThan, Usage: "expire only snapshots older than this: a duration (2h, 1 d) or a time (2024-05-30 12:00:00, local time)"},
 			&cli.IntFlag{Name: "max-deletes", DefaultText: "the table's option", Usage: "the most snapshots to expire in this run (snapshot.expire.limit)"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "report what would be deleted without deleting it"},
-			&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "list every deleted file"},
+			verboseFlag(),
 		),
-		Action: paimonAction("expire-snapshots", runExpireSnapshots),
+		Action: paimonAction(runExpireSnapshots),
 	}
 }
 
@@ -70,7 +70,7 @@ func expirePartitionsCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-expires", DefaultText: "the table's option", Usage: "the most partitions to drop in this run (partition.expiration-max-num, default 100)"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "list the partitions that would be dropped without committing"},
 		),
-		Action: paimonAction("expire-partitions", runExpirePartitions),
+		Action: paimonAction(runExpirePartitions),
 	}
 }
 
@@ -84,9 +84,9 @@ func removeOrphanFilesCommand() *cli.Command {
 		Flags: append(tableFlags(),
 			&cli.StringFlag{Name: flagOlderThan, Value: "1d", Usage: "delete only files last modified before this: a duration (1d, 12h) or a time (2024-05-30 12:00:00, local time)"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "list the files that would be deleted without deleting them"},
-			&cli.BoolFlag{Name: flagVerbose, Aliases: []string{"v"}, Usage: "list every deleted file"},
+			verboseFlag(),
 		),
-		Action: paimonAction("remove-orphan-files", runRemoveOrphanFiles),
+		Action: paimonAction(runRemoveOrphanFiles),
 	}
 }
 
@@ -123,7 +123,7 @@ func runCompact(s *session, c *cli.Context) error {
 		rep, err := s.tbl.Compact(s.ctx, o)
 		if len(filters) > 1 {
 			if err == nil {
-				printReportDetails(s, rep)
+				printReportDetails(s.out, rep)
 			}
 			mergeCompactReports(total, rep)
 			if err != nil {
@@ -136,14 +136,6 @@ func runCompact(s *session, c *cli.Context) error {
 	}
 	fmt.Fprintln(s.out, total.Summary())
 	return nil
-}
-
-// printReportDetails prints a report's lines after its summary.
-func printReportDetails(s *session, rep *maintain.Report) {
-	lines := strings.Split(rep.String(), "\n")
-	for _, l := range lines[1:] {
-		fmt.Fprintln(s.out, l)
-	}
 }
 
 func mergeCompactReports(total, rep *maintain.Report) {

@@ -63,7 +63,7 @@ func (c *Counts) add(size int64) {
 }
 
 func (c Counts) String() string {
-	return fmt.Sprintf("%d %s (%s)", c.Files, plural(c.Files, "file", "files"), formatBytes(c.Bytes))
+	return fmt.Sprintf("%d %s (%s)", c.Files, plural(c.Files, "file", "files"), FormatBytes(c.Bytes))
 }
 
 // SkippedPartition is a partition that partition expiration left alone,
@@ -272,7 +272,7 @@ func (r *Report) String() string {
 }
 
 func (c Counts) described(what string) string {
-	return fmt.Sprintf("%d %s %s (%s)", c.Files, what, plural(c.Files, "file", "files"), formatBytes(c.Bytes))
+	return fmt.Sprintf("%d %s %s (%s)", c.Files, what, plural(c.Files, "file", "files"), FormatBytes(c.Bytes))
 }
 
 func plural(n int64, one, many string) string {
@@ -290,8 +290,9 @@ func joinIDs(ids []int64) string {
 	return strings.Join(s, ", ")
 }
 
-// formatBytes renders n in binary units: "512 B", "1.5 KiB", "12.3 MiB".
-func formatBytes(n int64) string {
+// FormatBytes renders n in binary units as the reports do: "512 B",
+// "1.5 KiB", "12.3 MiB".
+func FormatBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)
