@@ -113,7 +113,6 @@ type paimonOutput struct {
 // connection is what Connect sets up; immutable afterwards.
 type connection struct {
 	tbl       *lakecore.Table
-	fixed     bool // fixed-bucket table: sequence numbers to keep
 	seq       *sequenceAllocator
 	committer *groupCommitter
 	maint     *maintainer
@@ -123,6 +122,19 @@ type connection struct {
 type writeState struct {
 	schema *schema.TableSchema
 	conv   *rowconv.Converter
+	fixed  bool // fixed-bucket table: sequence numbers to keep
+}
+
+func newWriteState(s *schema.TableSchema, o rowconv.ConvertOptions) (*writeState, error) {
+	conv, err := rowconv.NewConverter(s.Fields, o)
+	if err != nil {
+		return nil, err
+	}
+	buckets, err := s.Opts().Bucket()
+	if err != nil {
+		return nil, err
+	}
+	return &writeState{schema: s, conv: conv, fixed: buckets > 0}, nil
 }
 
 func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
@@ -160,11 +172,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	if err := s.CheckWritable(); err != nil {
 		return fmt.Errorf("table %s cannot be written: %w", t, err)
 	}
-	conv, err := rowconv.NewConverter(s.Fields, o.conf.Convert)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", t, err)
-	}
-	buckets, err := s.Opts().Bucket()
+	st, err := newWriteState(s, o.conf.Convert)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", t, err)
 	}
@@ -178,7 +186,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 		o.log.Infof("Continuing commit user %q of table %s after identifier %d (snapshot %d)",
 			o.conf.CommitUser, t, latest.CommitIdentifier, latest.ID)
 	}
-	c := &connection{tbl: tbl, fixed: buckets > 0, seq: newSequenceAllocator(tbl)}
+	c := &connection{tbl: tbl, seq: newSequenceAllocator(tbl)}
 	var onCommit func(*snapshot.Snapshot)
 	if o.conf.Maintenance.active() {
 		c.maint = newMaintainer(tbl, o.conf, o.log)
@@ -188,7 +196,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	co.OnRetry = func(error) { o.met.commitRetries.Incr(1) }
 	c.committer = newGroupCommitter(commit.New(tbl.FileIO(), tbl.Path(), co), tbl.Snapshots(), next,
 		4*o.conf.MaxInFlight+16, o.log, o.met, o.opts.progress, onCommit)
-	o.state.Store(&writeState{schema: s, conv: conv})
+	o.state.Store(st)
 	go c.committer.run()
 	if c.maint != nil {
 		go c.maint.run()
@@ -403,11 +411,10 @@ func (o *paimonOutput) evolve(ctx context.Context, c *connection, seen *writeSta
 	if err := s.CheckWritable(); err != nil {
 		return nil, fmt.Errorf("table %s changed to schema-%d, which cannot be written: %w", o.conf.Table, s.ID, err)
 	}
-	conv, err := rowconv.NewConverter(s.Fields, o.conf.Convert)
+	next, err := newWriteState(s, o.conf.Convert)
 	if err != nil {
 		return nil, err
 	}
-	next := &writeState{schema: s, conv: conv}
 	o.state.Store(next)
 	if seen.schema.ID != s.ID && len(add) == 0 {
 		o.log.Infof("Table %s has a new schema-%d with columns added by another writer", o.conf.Table, s.ID)
@@ -423,11 +430,13 @@ func (o *paimonOutput) evolve(ctx context.Context, c *connection, seen *writeSta
 func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState, rows [][]any, msgErrs []error,
 	fail func(int, error)) (*commitRequest, []string, error) {
 	fio := &recordingFileIO{FileIO: c.tbl.FileIO()}
-	if c.fixed {
+	var restore write.SequenceRestorer // only fixed-bucket tables number their rows
+	if st.fixed {
 		c.seq.writeMu.Lock()
 		defer c.seq.writeMu.Unlock()
+		restore = c.seq.restorer()
 	}
-	w, err := write.NewTableWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), c.seq.restorer())
+	w, err := write.NewTableWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), restore)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
 	}
@@ -455,7 +464,7 @@ func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState,
 		o.discard(ctx, w, fio)
 		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
 	}
-	if c.fixed {
+	if st.fixed {
 		c.seq.record(msgs)
 	}
 	req := &commitRequest{msgs: msgs}

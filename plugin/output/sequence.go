@@ -25,14 +25,16 @@ import (
 // sequence to keep) and remembers the highest number it handed out per
 // (partition, bucket), whether or not that batch is committed yet. A batch
 // that fails leaves a gap, which Paimon tolerates.
+//
+// Its restorer and record run only inside writeMu, which also guards its
+// state.
 type sequenceAllocator struct {
 	tbl *lakecore.Table
 
 	// writeMu is held by a batch of a fixed-bucket table from its first
-	// Write to its Prepare.
+	// Write to its Prepare and record.
 	writeMu sync.Mutex
 
-	mu sync.Mutex
 	// issued is the highest sequence number written by this process per
 	// bucketID.
 	issued map[string]int64
@@ -54,8 +56,6 @@ func bucketID(partition []byte, bucket int32) string {
 // what this process issued and what the latest snapshot holds.
 func (a *sequenceAllocator) restorer() write.SequenceRestorer {
 	return func(ctx context.Context, partition []byte, bucket int32) (int64, error) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
 		key := bucketID(partition, bucket)
 		if n, ok := a.issued[key]; ok {
 			return n, nil // at least the committed maximum: it was restored from it
@@ -71,7 +71,7 @@ func (a *sequenceAllocator) restorer() write.SequenceRestorer {
 }
 
 // loadCommitted reads the live files of the latest snapshot once per
-// snapshot id (a.mu held).
+// snapshot id.
 func (a *sequenceAllocator) loadCommitted(ctx context.Context) error {
 	snap, err := a.tbl.Snapshots().LatestExisting(ctx)
 	if err != nil {
@@ -101,8 +101,6 @@ func (a *sequenceAllocator) loadCommitted(ctx context.Context) error {
 
 // record notes the sequence numbers a prepared batch used.
 func (a *sequenceAllocator) record(msgs []commit.Message) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	for _, m := range msgs {
 		k := bucketID(m.Partition, m.Bucket)
 		for _, f := range m.NewFiles {
