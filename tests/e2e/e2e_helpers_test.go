@@ -23,6 +23,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -153,6 +154,21 @@ func readTable(t testing.TB, warehouse, db, table string) (*lakecore.Table, [][]
 		t.Fatalf("read table: %v", err)
 	}
 	return tbl, rows
+}
+
+// liveEntries returns the live files of tbl's latest snapshot.
+func liveEntries(t testing.TB, tbl *lakecore.Table) []manifest.Entry {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return live
 }
 
 // column returns the index of the named column of tbl's schema.

@@ -52,26 +52,15 @@ func inCheckOrder(t *testing.T, it *inTable, msgs []inMsg, exact bool) {
 	}
 }
 
-// TestInputTailsContinuousWriter: a writer commits 60 snapshots of 1-25
-// rows while the input tails the table from its creation: every row arrives
-// exactly once, tagged with its snapshot, snapshots in order, rows of a
-// bucket in write order.
-func TestInputTailsContinuousWriter(t *testing.T) {
-	it := newInTable(t, t.TempDir(), inNoS3)
+// tailWhileCommitting tails it with the input fields extra while commit
+// writes snapshots, waits for every row committed, stops the stream and
+// checks what arrived with inCheckOrder (exact).
+func tailWhileCommitting(t *testing.T, it *inTable, extra string, commit func(context.Context)) {
+	t.Helper()
 	col := newInCollector()
-	stop, runErr := inStream(t, nil, it.inputYAML("  discovery_interval: 20ms\n  batch_size: 7\n  consumer_id: tail\n"),
+	stop, runErr := inStream(t, nil, it.inputYAML(extra),
 		func(_ context.Context, b service.MessageBatch) error { col.add(t, b); return nil })
-
-	rng := rand.New(rand.NewPCG(1, 2))
-	ctx := context.Background()
-	for range 60 {
-		if _, err := it.commit(ctx, 1+rng.IntN(25)); err != nil {
-			t.Fatal(err)
-		}
-		if rng.IntN(4) == 0 {
-			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond) // let the reader catch up sometimes
-		}
-	}
+	commit(context.Background())
 	col.expect(it.total())
 	col.wait(t, 60*time.Second)
 	if err := stop(10 * time.Second); err != nil {
@@ -81,6 +70,25 @@ func TestInputTailsContinuousWriter(t *testing.T) {
 		t.Fatalf("run: %v", err)
 	}
 	inCheckOrder(t, it, col.snapshot(), true)
+}
+
+// TestInputTailsContinuousWriter: a writer commits 60 snapshots of 1-25
+// rows while the input tails the table from its creation: every row arrives
+// exactly once, tagged with its snapshot, snapshots in order, rows of a
+// bucket in write order.
+func TestInputTailsContinuousWriter(t *testing.T) {
+	it := newInTable(t, t.TempDir(), inNoS3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	tailWhileCommitting(t, it, "  discovery_interval: 20ms\n  batch_size: 7\n  consumer_id: tail\n", func(ctx context.Context) {
+		for range 60 {
+			if _, err := it.commit(ctx, 1+rng.IntN(25)); err != nil {
+				t.Fatal(err)
+			}
+			if rng.IntN(4) == 0 {
+				time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond) // let the reader catch up sometimes
+			}
+		}
+	})
 	if pos := it.consumer("tail"); pos != 61 {
 		t.Errorf("consumer after every row was acked: %d, want 61", pos)
 	}
@@ -193,24 +201,13 @@ func TestInputRestartResumes(t *testing.T) {
 func TestInputTailsS3(t *testing.T) {
 	cfg, bucket := s3test.Server(t)
 	it := newInTable(t, "s3://"+bucket+"/wh", cfg)
-	col := newInCollector()
-	stop, runErr := inStream(t, nil, it.inputYAML("  discovery_interval: 50ms\n  batch_size: 4\n  consumer_id: s3tail\n"),
-		func(_ context.Context, b service.MessageBatch) error { col.add(t, b); return nil })
-	ctx := context.Background()
-	for i := range 15 {
-		if _, err := it.commit(ctx, 1+i%7); err != nil {
-			t.Fatal(err)
+	tailWhileCommitting(t, it, "  discovery_interval: 50ms\n  batch_size: 4\n  consumer_id: s3tail\n", func(ctx context.Context) {
+		for i := range 15 {
+			if _, err := it.commit(ctx, 1+i%7); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	col.expect(it.total())
-	col.wait(t, 60*time.Second)
-	if err := stop(10 * time.Second); err != nil {
-		t.Fatalf("stop: %v", err)
-	}
-	if err := <-runErr; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	inCheckOrder(t, it, col.snapshot(), true)
+	})
 	if pos := it.consumer("s3tail"); pos != 16 {
 		t.Errorf("consumer: %d, want 16", pos)
 	}

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
 // Throughput of the paimon output against Benthos' file output on the same
@@ -72,16 +70,7 @@ func cpuTime(tb testing.TB) time.Duration {
 func pipelineThroughput(tb testing.TB, sink benchSink, n int) throughput {
 	tb.Helper()
 	dir := tb.TempDir()
-	sb := service.NewStreamBuilder()
-	if err := sb.SetLoggerYAML("level: warn"); err != nil {
-		tb.Fatal(err)
-	}
-	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
-		tb.Fatal(err)
-	}
-	if err := sb.AddOutputYAML(sink.yaml(dir)); err != nil {
-		tb.Fatal(err)
-	}
+	sb := eventsStream(tb, n, sink.yaml(dir))
 	start, cpu0 := time.Now(), cpuTime(tb)
 	runStream(tb, sb, 10*time.Minute)
 	return throughput{wall: float64(n) / time.Since(start).Seconds(), cpu: float64(n) / (cpuTime(tb) - cpu0).Seconds()}

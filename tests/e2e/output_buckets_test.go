@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"testing"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
 // TestOutputFixedBucketSequences writes a fixed-bucket table with four
@@ -18,48 +15,19 @@ import (
 func TestOutputFixedBucketSequences(t *testing.T) {
 	const n = 30_000
 	wh := t.TempDir()
-	sb := service.NewStreamBuilder()
-	if err := sb.SetLoggerYAML("level: warn"); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddOutputYAML(fmt.Sprintf(`
-paimon:
-    warehouse: %s
-    table: events
-    create_table:
-      enabled: true
-      schema:
-        - { name: id, type: BIGINT NOT NULL }
-        - { name: user, type: STRING }
-        - { name: amount, type: "DECIMAL(10, 2)" }
-        - { name: ts, type: TIMESTAMP(3) WITH LOCAL TIME ZONE }
-        - { name: dt, type: STRING NOT NULL }
-      partition_keys: [ dt ]
+	sb := eventsStream(t, n, eventsOutput(wh, `
       bucket: 4
       bucket_key: [ user ]
     max_in_flight: 4
     batching:
       count: 1000
       period: 200ms
-`, wh)); err != nil {
-		t.Fatal(err)
-	}
+`))
 	runStream(t, sb, 2*time.Minute)
 
 	tbl, rows := readTable(t, wh, "default", "events")
 	checkEvents(t, tbl, rows, n)
-	ctx := context.Background()
-	snap, err := tbl.Snapshots().Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := liveEntries(t, tbl)
 	type span struct{ min, max int64 }
 	byBucket := map[string][]span{}
 	for _, e := range live {

@@ -32,6 +32,20 @@ func faultyEnv(t testing.TB, f storage.FileIO) *service.Environment {
 
 func isSnapshotFile(p string) bool { return strings.Contains(p, "/snapshot/snapshot-") }
 
+// armingSnapshotWrite matches the nth snapshot write and sets armed when it
+// does, so that the rules waiting for armed (snapshotReadsFail) fire only
+// after it.
+func armingSnapshotWrite(armed *atomic.Bool, nth int32) func(storage.Op, string) bool {
+	n := atomic.Int32{}
+	return func(_ storage.Op, p string) bool {
+		if isSnapshotFile(p) && n.Add(1) == nth {
+			armed.Store(true)
+			return true
+		}
+		return false
+	}
+}
+
 // noMaintenance keeps background maintenance from consuming the injected
 // faults, so that each case exercises the commit path it is about.
 const noMaintenance = `
@@ -98,15 +112,8 @@ var faultCases = []faultCase{
 		// an unknown outcome; the output finds the snapshot and acks.
 		name: "snapshot lands but reported failed (ambiguous)",
 		faults: func(armed *atomic.Bool) []storage.Fault {
-			n := atomic.Int32{}
 			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: func(_ storage.Op, p string) bool {
-					if isSnapshotFile(p) && n.Add(1) == 3 {
-						armed.Store(true)
-						return true
-					}
-					return false
-				}},
+				{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 2),
 			}
 		},
@@ -117,15 +124,8 @@ var faultCases = []faultCase{
 		// fail: the output finds it did not land and commits it again.
 		name: "snapshot does not land, outcome unknown (ambiguous)",
 		faults: func(armed *atomic.Bool) []storage.Fault {
-			n := atomic.Int32{}
 			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: func(_ storage.Op, p string) bool {
-					if isSnapshotFile(p) && n.Add(1) == 3 {
-						armed.Store(true)
-						return true
-					}
-					return false
-				}},
+				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 2),
 			}
 		},
@@ -136,15 +136,8 @@ var faultCases = []faultCase{
 		// nacked without deleting their files, Benthos delivers them again.
 		name: "outcome stays unknown",
 		faults: func(armed *atomic.Bool) []storage.Fault {
-			n := atomic.Int32{}
 			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: func(_ storage.Op, p string) bool {
-					if isSnapshotFile(p) && n.Add(1) == 3 {
-						armed.Store(true)
-						return true
-					}
-					return false
-				}},
+				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 1+4), // the Committer's look-up and the output's four
 			}
 		},
@@ -248,21 +241,12 @@ func checkIdentifiers(t *testing.T, tbl *lakecore.Table) {
 // live files of its latest snapshot.
 func orphanDataFiles(t *testing.T, wh string, tbl *lakecore.Table) []string {
 	t.Helper()
-	ctx := context.Background()
-	snap, err := tbl.Snapshots().Latest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	names := map[string]bool{}
-	for _, e := range live {
+	for _, e := range liveEntries(t, tbl) {
 		names[e.File.FileName] = true
 	}
 	var orphans []string
-	err = filepath.WalkDir(filepath.Join(wh, filepath.FromSlash(tbl.Path())), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(wh, filepath.FromSlash(tbl.Path())), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
-
-	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
 // TestOutputMaintenance: with maintenance after every commit, old snapshots
@@ -16,26 +13,7 @@ import (
 func TestOutputMaintenance(t *testing.T) {
 	const n = 20_000
 	wh := t.TempDir()
-	sb := service.NewStreamBuilder()
-	if err := sb.SetLoggerYAML("level: warn"); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddOutputYAML(fmt.Sprintf(`
-paimon:
-    warehouse: %s
-    table: events
-    create_table:
-      enabled: true
-      schema:
-        - { name: id, type: BIGINT NOT NULL }
-        - { name: user, type: STRING }
-        - { name: amount, type: "DECIMAL(10, 2)" }
-        - { name: ts, type: TIMESTAMP(3) WITH LOCAL TIME ZONE }
-        - { name: dt, type: STRING NOT NULL }
-      partition_keys: [ dt ]
+	sb := eventsStream(t, n, eventsOutput(wh, `
       options:
         snapshot.num-retained.min: 2
         snapshot.num-retained.max: 4
@@ -48,9 +26,7 @@ paimon:
     batching:
       count: 500
       period: 100ms
-`, wh)); err != nil {
-		t.Fatal(err)
-	}
+`))
 	runStream(t, sb, 2*time.Minute)
 
 	tbl, rows := readTable(t, wh, "default", "events")
@@ -78,11 +54,7 @@ paimon:
 			}
 		}
 	}
-	snap, _ := tbl.Snapshots().Latest(ctx)
-	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := liveEntries(t, tbl)
 	// 40 batches of 500 rows over 5 days would leave about 45 files.
 	if len(live) >= 40 {
 		t.Errorf("%d live files after compaction (%d COMPACT snapshots retained)", len(live), compacts)

@@ -53,7 +53,7 @@ const eventsTable = `
 
 // eventsOutput is the paimon output of the events table in warehouse;
 // extra is YAML added to its fields (four spaces deep), for example a
-// batching policy.
+// batching policy, or to create_table's (six spaces deep, first).
 func eventsOutput(warehouse, extra string) string {
 	return fmt.Sprintf(`
 paimon:
@@ -61,6 +61,23 @@ paimon:
     table: events
 %s
 %s`, warehouse, eventsTable, extra)
+}
+
+// eventsStream is a stream of eventsInput(n) into output, logging warnings
+// only.
+func eventsStream(t testing.TB, n int, output string) *service.StreamBuilder {
+	t.Helper()
+	sb := service.NewStreamBuilder()
+	if err := sb.SetLoggerYAML("level: warn"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddOutputYAML(output); err != nil {
+		t.Fatal(err)
+	}
+	return sb
 }
 
 // batchedBy5000 is the batching of the pipeline tests. The period matters:
@@ -182,17 +199,8 @@ func checkEvents(t *testing.T, tbl *lakecore.Table, rows [][]any, n int) {
 func TestOutputHundredThousandRows(t *testing.T) {
 	const n = 100_000
 	wh := t.TempDir()
-	sb := service.NewStreamBuilder()
+	sb := eventsStream(t, n, eventsOutput(wh, batchedBy5000))
 	met := withMetrics(t, sb)
-	if err := sb.SetLoggerYAML("level: warn"); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddInputYAML(eventsInput(n)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddOutputYAML(eventsOutput(wh, batchedBy5000)); err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	runStream(t, sb, 3*time.Minute)
 	t.Logf("%d rows in %v", n, time.Since(start).Round(time.Millisecond))

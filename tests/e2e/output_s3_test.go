@@ -41,17 +41,10 @@ func TestOutputS3WithFaults(t *testing.T) {
 	cfg, bucket := s3test.Server(t)
 	wh := "s3://" + bucket + "/warehouse"
 	var armed atomic.Bool
-	snapWrites := atomic.Int32{}
 	faults := []storage.Fault{
 		{Ops: storage.OpWriteExclusive, Nth: 2, Times: 1,
 			Match: func(_ storage.Op, p string) bool { return strings.Contains(p, "/manifest/") }},
-		{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: func(_ storage.Op, p string) bool {
-			if isSnapshotFile(p) && snapWrites.Add(1) == 4 {
-				armed.Store(true)
-				return true
-			}
-			return false
-		}},
+		{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(&armed, 4)},
 		snapshotReadsFail(&armed, 2),
 	}
 	var faulty *storage.Faulty
