@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/pause"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -244,14 +245,7 @@ func (c *Committer) wait(ctx context.Context, retry int) error {
 		w = c.o.MinRetryWait << retry
 	}
 	w += time.Duration(rand.Int64N(max(1, int64(w/5))))
-	t := time.NewTimer(w)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, w)
 }
 
 // attempt is FileStoreCommitImpl.tryCommitOnce for one latest snapshot.

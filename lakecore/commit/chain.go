@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/pause"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -111,12 +112,8 @@ func (c *Committer) confirm(ctx context.Context, s *snapshot.Snapshot, own ownFi
 		if err == nil || try == confirmAttempts || ctx.Err() != nil {
 			return v, next, err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if pause.For(ctx, wait) != nil {
 			return v, next, err
-		case <-t.C:
 		}
 		wait *= 2
 	}
@@ -317,22 +314,5 @@ func (c *Committer) baseExpired(ctx context.Context, base *snapshot.Snapshot, er
 // (ErrCommitAmbiguous) held, when FilterCommitted cannot see that commit:
 // its snapshot may have been expired already.
 func (c *Committer) CommitRecovered(ctx context.Context, identifier int64, msgs []Message) (*snapshot.Snapshot, error) {
-	if err := c.init(ctx); err != nil {
-		return nil, err
-	}
-	appendEntries, compactEntries, err := c.collect(msgs)
-	if err != nil {
-		return nil, err
-	}
-	var last *snapshot.Snapshot
-	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 {
-		kind := snapshot.CommitAppend
-		if hasDelete(appendEntries) {
-			kind = snapshot.CommitOverwrite
-		}
-		if last, err = c.tryCommit(ctx, identifier, kind, true, fixedChanges(appendEntries)); err != nil {
-			return nil, err
-		}
-	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries)
+	return c.commit(ctx, identifier, msgs, true)
 }

@@ -215,6 +215,12 @@ func (c *Committer) Options() Options { return c.o }
 // ErrRetriesExhausted, ErrCommitAmbiguous or ErrInvalidMessage, or are the
 // storage errors of preparing the commit (nothing committed).
 func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (*snapshot.Snapshot, error) {
+	return c.commit(ctx, identifier, msgs, false)
+}
+
+// commit is Commit, and with recovered CommitRecovered: conflict checks
+// then run for APPEND commits too.
+func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, recovered bool) (*snapshot.Snapshot, error) {
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
@@ -224,7 +230,7 @@ func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message
 	}
 	var last *snapshot.Snapshot
 	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 {
-		kind, detect := snapshot.CommitAppend, false
+		kind, detect := snapshot.CommitAppend, recovered
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}

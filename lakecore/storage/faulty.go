@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/pause"
 )
 
 // Op is a set of FileIO operations, for Fault rules.
@@ -243,12 +245,8 @@ func (f *Faulty) before(ctx context.Context, op Op, p string) (decision, error) 
 		return d, nil
 	}
 	if d.delay > 0 {
-		t := time.NewTimer(d.delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return d, fmt.Errorf("%s %s/%s: %w", op, f.inner, p, ctx.Err())
-		case <-t.C:
+		if err := pause.For(ctx, d.delay); err != nil {
+			return d, fmt.Errorf("%s %s/%s: %w", op, f.inner, p, err)
 		}
 	}
 	if d.mode == FailBefore {

@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/pause"
 )
 
 // Defaults and limits of the S3 FileIO.
@@ -420,14 +422,7 @@ func (t *sendTracker) Do(r *http.Request) (*http.Response, error) {
 func backoff(ctx context.Context, attempt int) error {
 	d := min(50*time.Millisecond<<min(attempt-1, 6), 2*time.Second)
 	d = d/2 + rand.N(d/2+1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return pause.For(ctx, d)
 }
 
 // Stat implements FileIO with a HEAD. A key prefix is not a file on S3
