@@ -195,42 +195,9 @@ func dataFiles(b *testing.B, wh string) []string {
 }
 
 // parquetGoOnce reads the files with parquet-go's GenericReader into
-// structs, the baseline.
-func parquetGoOnce(b *testing.B, files []string) int {
-	n := 0
-	buf := make([]benchEvent, 1024)
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		st, _ := f.Stat()
-		pf, err := parquet.OpenFile(f, st.Size())
-		if err != nil {
-			b.Fatal(err)
-		}
-		r := parquet.NewGenericReader[benchEvent](pf)
-		for {
-			k, err := r.Read(buf)
-			n += k
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-		r.Close()
-		f.Close()
-	}
-	return n
-}
-
-// parquetGoMessagesOnce reads the files as parquetGoOnce and builds, for
-// each row, the message the input emits (object of the nine columns with
-// the same value forms, seven metadata values): the cost of the message
-// shape itself, single-threaded.
-func parquetGoMessagesOnce(b *testing.B, files []string) int {
+// structs, the baseline; each, when not nil, gets every batch read with its
+// file and the file position of its first row.
+func parquetGoOnce(b *testing.B, files []string, each func(file string, pos int64, events []benchEvent)) int {
 	n := 0
 	buf := make([]benchEvent, 1024)
 	for _, p := range files {
@@ -247,32 +214,10 @@ func parquetGoMessagesOnce(b *testing.B, files []string) int {
 		var pos int64
 		for {
 			k, err := r.Read(buf)
-			for _, e := range buf[:k] {
-				obj := make(map[string]any, 9)
-				obj["event_id"], obj["user_id"], obj["event_type"] = e.EventID, e.UserID, e.EventType
-				obj["ts"] = e.Ts.UTC().Format("2006-01-02T15:04:05.000Z")
-				if e.Amount != nil {
-					obj["amount"] = *e.Amount
-				} else {
-					obj["amount"] = nil
-				}
-				if e.Country != nil {
-					obj["country"] = *e.Country
-				} else {
-					obj["country"] = nil
-				}
-				obj["payload"], obj["count"], obj["flag"] = e.Payload, int64(e.Count), e.Flag
-				msg := service.NewMessage(nil)
-				msg.SetStructuredMut(obj)
-				msg.MetaSetMut("paimon_snapshot_id", int64(1))
-				msg.MetaSetMut("paimon_commit_kind", "APPEND")
-				msg.MetaSetMut("paimon_commit_time", "2025-01-01T00:00:00.000Z")
-				msg.MetaSetMut("paimon_partition", "")
-				msg.MetaSetMut("paimon_bucket", int64(0))
-				msg.MetaSetMut("paimon_file", p)
-				msg.MetaSetMut("paimon_row", pos)
-				pos++
+			if each != nil {
+				each(p, pos, buf[:k])
 			}
+			pos += int64(k)
 			n += k
 			if errors.Is(err, io.EOF) {
 				break
@@ -285,6 +230,39 @@ func parquetGoMessagesOnce(b *testing.B, files []string) int {
 		f.Close()
 	}
 	return n
+}
+
+// eventMessages builds, for each event, the message the input emits
+// (object of the nine columns with the same value forms, seven metadata
+// values): with parquetGoOnce, the cost of the message shape itself,
+// single-threaded.
+func eventMessages(file string, pos int64, events []benchEvent) {
+	for _, e := range events {
+		obj := make(map[string]any, 9)
+		obj["event_id"], obj["user_id"], obj["event_type"] = e.EventID, e.UserID, e.EventType
+		obj["ts"] = e.Ts.UTC().Format("2006-01-02T15:04:05.000Z")
+		if e.Amount != nil {
+			obj["amount"] = *e.Amount
+		} else {
+			obj["amount"] = nil
+		}
+		if e.Country != nil {
+			obj["country"] = *e.Country
+		} else {
+			obj["country"] = nil
+		}
+		obj["payload"], obj["count"], obj["flag"] = e.Payload, int64(e.Count), e.Flag
+		msg := service.NewMessage(nil)
+		msg.SetStructuredMut(obj)
+		msg.MetaSetMut("paimon_snapshot_id", int64(1))
+		msg.MetaSetMut("paimon_commit_kind", "APPEND")
+		msg.MetaSetMut("paimon_commit_time", "2025-01-01T00:00:00.000Z")
+		msg.MetaSetMut("paimon_partition", "")
+		msg.MetaSetMut("paimon_bucket", int64(0))
+		msg.MetaSetMut("paimon_file", file)
+		msg.MetaSetMut("paimon_row", pos)
+		pos++
+	}
 }
 
 const benchSnapshots, benchPerSnapshot = 10, 50000
@@ -310,8 +288,8 @@ func BenchmarkTail(b *testing.B) {
 	}{
 		{"input", func() int { return tailOnce(b, wh) }},
 		{"tableread", func() int { return tableReadOnce(b, wh) }},
-		{"parquet-go", func() int { return parquetGoOnce(b, files) }},
-		{"parquet-go-messages", func() int { return parquetGoMessagesOnce(b, files) }},
+		{"parquet-go", func() int { return parquetGoOnce(b, files, nil) }},
+		{"parquet-go-messages", func() int { return parquetGoOnce(b, files, eventMessages) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -346,9 +324,9 @@ func BenchmarkTailRatio(b *testing.B) {
 	for b.Loop() {
 		w, c := measure(func() int { return tailOnce(b, wh) })
 		inWall, inCPU = append(inWall, w), append(inCPU, c)
-		w, c = measure(func() int { return parquetGoOnce(b, files) })
+		w, c = measure(func() int { return parquetGoOnce(b, files, nil) })
 		pqWall, pqCPU = append(pqWall, w), append(pqCPU, c)
-		_, c = measure(func() int { return parquetGoMessagesOnce(b, files) })
+		_, c = measure(func() int { return parquetGoOnce(b, files, eventMessages) })
 		pmCPU = append(pmCPU, c)
 	}
 	b.ReportMetric(median(inWall), "input-rows/s")

@@ -62,18 +62,11 @@ func TestBatchSize(t *testing.T) {
 	}
 	defer in.Close(context.Background())
 	var sizes []string
-	for {
-		b, ack, err := in.ReadBatch(context.Background())
-		if errors.Is(err, service.ErrEndOfInput) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachBatch(t, in, func(b service.MessageBatch, ack service.AckFunc) {
 		snap, _ := b[0].MetaGetMut("paimon_snapshot_id")
 		sizes = append(sizes, fmt.Sprintf("%d:%d", snap, len(b)))
 		_ = ack(context.Background(), nil)
-	}
+	})
 	if fmt.Sprint(sizes) != "[1:3 1:3 1:1 2:2]" {
 		t.Errorf("batches (snapshot:rows) %v, want [1:3 1:3 1:1 2:2]", sizes)
 	}

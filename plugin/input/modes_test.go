@@ -56,27 +56,37 @@ func idOf(t testing.TB, g got) int64 {
 	return r.ID
 }
 
-// readAll reads a bounded input to its end, acking every batch.
-func readAll(t testing.TB, in *Input) []got {
+// eachBatch reads a bounded input to its end and hands every batch to fn
+// with its ack, which fn may call at once or keep.
+func eachBatch(t testing.TB, in *Input, fn func(service.MessageBatch, service.AckFunc)) {
 	t.Helper()
-	var out []got
-	for {
+	for n := 0; ; n++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		b, ack, err := in.ReadBatch(ctx)
 		cancel()
 		if errors.Is(err, service.ErrEndOfInput) {
-			return out
+			return
 		}
 		if err != nil {
-			t.Fatalf("after %d messages: %v", len(out), err)
+			t.Fatalf("after %d batches: %v", n, err)
 		}
+		fn(b, ack)
+	}
+}
+
+// readAll reads a bounded input to its end, acking every batch.
+func readAll(t testing.TB, in *Input) []got {
+	t.Helper()
+	var out []got
+	eachBatch(t, in, func(b service.MessageBatch, ack service.AckFunc) {
 		for _, m := range b {
 			out = append(out, decode(t, m))
 		}
 		if err := ack(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
+	return out
 }
 
 // summary renders messages as "snapshot:id" in arrival order.
@@ -237,18 +247,11 @@ func TestOutOfOrderAcks(t *testing.T) {
 			}
 			var batches []pending
 			perSnapshot := map[int64]int{}
-			for {
-				b, ack, err := in.ReadBatch(context.Background())
-				if errors.Is(err, service.ErrEndOfInput) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			eachBatch(t, in, func(b service.MessageBatch, ack service.AckFunc) {
 				s := decode(t, b[0]).Snapshot
 				batches = append(batches, pending{s, ack})
 				perSnapshot[s]++
-			}
+			})
 			if fmt.Sprint(perSnapshot) != "map[1:2 3:1 4:3 6:1]" {
 				t.Fatalf("batches per snapshot %v, want map[1:2 3:1 4:3 6:1]", perSnapshot)
 			}
@@ -313,16 +316,7 @@ func TestNackWithoutReplay(t *testing.T) {
 	}
 	defer in.Close(context.Background())
 	var acks []service.AckFunc
-	for {
-		_, ack, err := in.ReadBatch(context.Background())
-		if errors.Is(err, service.ErrEndOfInput) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		acks = append(acks, ack)
-	}
+	eachBatch(t, in, func(_ service.MessageBatch, ack service.AckFunc) { acks = append(acks, ack) })
 	if len(acks) != 2 {
 		t.Fatalf("%d batches, want 2 (snapshots 4 and 5)", len(acks))
 	}
