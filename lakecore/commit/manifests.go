@@ -3,7 +3,6 @@ package commit
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -121,9 +120,9 @@ const defaultCacheEntries = 200_000
 
 // manifestCache keeps decoded manifests by file name, evicting the oldest
 // first once it holds more than max entries. Cached slices are shared and
-// must not be modified.
+// must not be modified. Like its Committer, it is used by one goroutine at
+// a time.
 type manifestCache struct {
-	mu      sync.Mutex
 	max     int
 	n       int
 	entries map[string][]manifest.Entry
@@ -135,8 +134,6 @@ func newManifestCache(maxEntries int) *manifestCache {
 }
 
 func (m *manifestCache) get(name string) ([]manifest.Entry, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	e, ok := m.entries[name]
 	return e, ok
 }
@@ -145,8 +142,6 @@ func (m *manifestCache) put(name string, e []manifest.Entry) {
 	if len(e) > m.max {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if _, ok := m.entries[name]; ok {
 		return
 	}
@@ -162,8 +157,6 @@ func (m *manifestCache) put(name string, e []manifest.Entry) {
 }
 
 func (m *manifestCache) remove(name string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if e, ok := m.entries[name]; ok {
 		m.n -= len(e)
 		delete(m.entries, name)
