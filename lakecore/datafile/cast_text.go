@@ -286,54 +286,42 @@ func parseTime(s string) (int32, error) {
 		tz = strings.IndexByte(s, '+')
 		operator = 1
 	}
-	var ok bool
+	// lead reads the number before the first sep in p (all of p without
+	// one) and returns what follows sep.
+	lead := func(p string, sep string) (n int, rest string, found, ok bool) {
+		p, rest, found = strings.Cut(p, sep)
+		n, ok = num(p)
+		return n, rest, found, ok
+	}
+	var (
+		rest             string
+		more, ok         bool
+		h, m, sec, milli int
+	)
 	if tz >= 0 {
 		end = tz
-		if c3 := strings.IndexByte(s[tz:], ':'); c3 < 0 {
-			if tzh, ok = num(s[tz+1:]); !ok {
-				return 0, bad
-			}
-		} else {
-			c3 += tz
-			if tzh, ok = num(s[tz+1 : c3]); !ok {
-				return 0, bad
-			}
-			if tzm, ok = num(s[c3+1:]); !ok {
+		if tzh, rest, more, ok = lead(s[tz+1:], ":"); !ok {
+			return 0, bad
+		}
+		if more {
+			if tzm, ok = num(rest); !ok {
 				return 0, bad
 			}
 		}
 	}
-	var h, m, sec, milli int
-	head := s[:end]
-	c1 := strings.IndexByte(head, ':')
-	if c1 < 0 {
-		if h, ok = num(head); !ok {
+	if h, rest, more, ok = lead(s[:end], ":"); !ok {
+		return 0, bad
+	}
+	if more {
+		if m, rest, more, ok = lead(rest, ":"); !ok {
 			return 0, bad
 		}
-	} else {
-		if h, ok = num(head[:c1]); !ok {
-			return 0, bad
-		}
-		rest := head[c1+1:]
-		c2 := strings.IndexByte(rest, ':')
-		if c2 < 0 {
-			if m, ok = num(rest); !ok {
+		if more {
+			if sec, rest, more, ok = lead(rest, "."); !ok {
 				return 0, bad
 			}
-		} else {
-			if m, ok = num(rest[:c2]); !ok {
-				return 0, bad
-			}
-			secPart := rest[c2+1:]
-			if dot := strings.IndexByte(secPart, '.'); dot < 0 {
-				if sec, ok = num(secPart); !ok {
-					return 0, bad
-				}
-			} else {
-				if sec, ok = num(secPart[:dot]); !ok {
-					return 0, bad
-				}
-				milli = parseFraction(strings.TrimSpace(secPart[dot+1:]))
+			if more {
+				milli = parseFraction(strings.TrimSpace(rest))
 			}
 		}
 	}

@@ -85,13 +85,9 @@ func writeValue(dec *json.Decoder, out []byte, tok json.Token, level int) ([]byt
 			out = append(out, '{')
 			n := 0
 			for dec.More() {
-				kt, err := dec.Token()
+				key, err := objectKey(dec)
 				if err != nil {
 					return nil, err
-				}
-				key, ok := kt.(string)
-				if !ok {
-					return nil, fmt.Errorf("object key is %T", kt)
 				}
 				if n > 0 {
 					out = append(out, ',')
@@ -156,6 +152,19 @@ func writeValue(dec *json.Decoder, out []byte, tok json.Token, level int) ([]byt
 		err = fmt.Errorf("unexpected token %T", tok)
 	}
 	return nil, err
+}
+
+// objectKey reads the next key of an object.
+func objectKey(dec *json.Decoder) (string, error) {
+	kt, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	key, ok := kt.(string)
+	if !ok {
+		return "", fmt.Errorf("object key is %T", kt)
+	}
+	return key, nil
 }
 
 const hexUpper = "0123456789ABCDEF"
@@ -260,13 +269,9 @@ func Members(data []byte) ([]Member, error) {
 	var ms []Member
 	pos := map[string]int{}
 	for dec.More() {
-		kt, err := dec.Token()
+		key, err := objectKey(dec)
 		if err != nil {
 			return nil, err
-		}
-		key, ok := kt.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key is %T", kt)
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
