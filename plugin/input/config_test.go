@@ -1,13 +1,11 @@
 package input
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
-	"text/template"
 	"time"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
@@ -15,6 +13,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/spectest"
 	"github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
 
@@ -221,44 +220,9 @@ func TestLintRules(t *testing.T) {
 		{head + "  consumer: x\n", []string{"field consumer not recognised"}},
 	}
 	for _, tc := range cases {
-		lints, err := linter.LintInputYAML([]byte(tc.yaml))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.yaml, err)
-		}
-		var got []string
-		for _, l := range lints {
-			got = append(got, l.What)
-		}
-		if len(tc.want) == 0 && len(got) > 0 {
-			t.Errorf("%s  unexpected lints %q", tc.yaml, got)
-		}
-		all := strings.Join(got, "\n")
-		for _, w := range tc.want {
-			if !strings.Contains(all, w) {
-				t.Errorf("%s  lints %q, want one containing %q", tc.yaml, got, w)
-			}
-		}
+		spectest.CheckLint(t, linter.LintInputYAML, tc.yaml, tc.want...)
 	}
 }
-
-var docsTemplate = template.Must(template.New("docs").Parse(`= {{.Name}}
-{{.Summary}}
-{{.Description}}
-== Fields
-{{range .Fields}}=== {{.FullName}}{{if .IsSecret}} (secret){{end}}
-{{.Description}}
-Type: {{.Type}}{{if .DefaultMarshalled}} Default: {{.DefaultMarshalled}}{{end}}
-{{range .AnnotatedOptions}}* {{index . 0}}: {{index . 1}}
-{{end}}{{end}}
-== Examples
-{{range .Examples}}=== {{.Title}}
-{{.Summary}}
-{{.Config}}
-{{end}}
-== Common config
-{{.CommonConfigYAML}}
-== Full config
-{{.AdvancedConfigYAML}}`))
 
 func TestDocsRenderAndExamplesLint(t *testing.T) {
 	env := stubEnv(t)
@@ -271,29 +235,11 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 	if view == nil {
 		t.Fatal("paimon input not registered in the test environment")
 	}
-	data, err := view.TemplateData()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := docsTemplate.Execute(&buf, data); err != nil {
-		t.Fatal(err)
-	}
-	doc := buf.String()
-	for _, want := range []string{
+	data := spectest.CheckDocs(t, view,
 		"== Scan modes", "== Progress and acknowledgements", "== Messages", "== Partition filter",
 		"=== scan_mode", "* from-snapshot-full: All rows of snapshot", "=== partition_filter", "=== auto_replay_nacks",
 		"=== s3.credentials.token (secret)", `=== discovery_interval`, `Default: "1s"`, "paimon_snapshot_id", "paimon_row",
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("rendered docs lack %q", want)
-		}
-	}
-	for _, f := range data.Fields {
-		if strings.TrimSpace(f.Description) == "" {
-			t.Errorf("field %s has no description", f.FullName)
-		}
-	}
+	)
 	raw, err := view.FormatJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -323,58 +269,10 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 			t.Errorf("field %s: advanced, optional = %v, want %v", name, flags[name], want)
 		}
 	}
-	if len(data.Examples) < 3 {
-		t.Fatalf("%d examples", len(data.Examples))
-	}
-	linter := env.FullConfigSchema("", "").NewStreamConfigLinter()
-	linter.SetRejectDeprecated(true)
-	linter.SetSkipEnvVarCheck(true)
-	for _, ex := range data.Examples {
-		lints, err := linter.LintYAML([]byte(ex.Config))
-		if err != nil {
-			t.Fatalf("example %q: %v", ex.Title, err)
-		}
-		for _, l := range lints {
-			t.Errorf("example %q: %v", ex.Title, l.Error())
-		}
-		// Every example must also parse into a valid Config.
-		conf, err := ConfigSpec().ParseYAML(exampleInputYAML(t, ex.Config), env)
-		if err != nil {
-			t.Fatalf("example %q: %v", ex.Title, err)
-		}
-		if _, err := ParseConfig(conf); err != nil {
-			t.Errorf("example %q: %v", ex.Title, err)
-		}
-	}
-	for _, cfg := range []string{data.CommonConfigYAML, data.AdvancedConfigYAML} {
-		lints, err := linter.LintYAML([]byte(cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range lints {
-			if !strings.Contains(l.What, "must not be empty") { // required fields are rendered empty
-				t.Errorf("rendered config: %v\n%s", l.Error(), cfg)
-			}
-		}
-	}
-}
-
-// exampleInputYAML extracts the paimon block of an example's input.
-func exampleInputYAML(t *testing.T, pipeline string) string {
-	t.Helper()
-	_, after, ok := strings.Cut(pipeline, "input:\n  paimon:\n")
-	if !ok {
-		t.Fatalf("no paimon input in example:\n%s", pipeline)
-	}
-	var b strings.Builder
-	for _, line := range strings.Split(after, "\n") {
-		if line != "" && !strings.HasPrefix(line, "    ") {
-			break
-		}
-		b.WriteString(strings.TrimPrefix(line, "    "))
-		b.WriteByte('\n')
-	}
-	return b.String()
+	spectest.CheckExamples(t, env, data, "input:\n  paimon:\n", ConfigSpec(), func(conf *service.ParsedConfig) error {
+		_, err := ParseConfig(conf)
+		return err
+	})
 }
 
 func TestParseScanTimestamp(t *testing.T) {

@@ -1,14 +1,12 @@
 package output
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
-	"text/template"
 	"time"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
@@ -18,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/spectest"
 )
 
 func parse(t *testing.T, yaml string) (Config, error) {
@@ -217,23 +216,7 @@ func TestLintRules(t *testing.T) {
 		{"paimon:\n  warehouse: ftp://x\n  table: t\n", []string{"warehouse scheme is not supported"}},
 	}
 	for _, tc := range cases {
-		lints, err := linter.LintOutputYAML([]byte(tc.yaml))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.yaml, err)
-		}
-		var got []string
-		for _, l := range lints {
-			got = append(got, l.What)
-		}
-		if len(tc.want) == 0 && len(got) > 0 {
-			t.Errorf("%s\n  unexpected lints %q", tc.yaml, got)
-		}
-		all := strings.Join(got, "\n")
-		for _, w := range tc.want {
-			if !strings.Contains(all, w) {
-				t.Errorf("%s\n  lints %q\n  want one containing %q", tc.yaml, got, w)
-			}
-		}
+		spectest.CheckLint(t, linter.LintOutputYAML, tc.yaml, tc.want...)
 	}
 }
 
@@ -275,26 +258,6 @@ func TestCommitUserFromLabel(t *testing.T) {
 	}
 }
 
-// docsTemplate renders the component docs from TemplateData (RenderDocs is
-// broken in benthos v4.60.0 for components with advanced fields).
-var docsTemplate = template.Must(template.New("docs").Parse(`= {{.Name}}
-{{.Summary}}
-{{.Description}}
-== Fields
-{{range .Fields}}=== {{.FullName}}{{if .IsSecret}} (secret){{end}}
-{{.Description}}
-Type: {{.Type}}{{if .DefaultMarshalled}} Default: {{.DefaultMarshalled}}{{end}}
-{{end}}
-== Examples
-{{range .Examples}}=== {{.Title}}
-{{.Summary}}
-{{.Config}}
-{{end}}
-== Common config
-{{.CommonConfigYAML}}
-== Full config
-{{.AdvancedConfigYAML}}`))
-
 func TestDocsRenderAndExamplesLint(t *testing.T) {
 	env := stubEnv(t, nil)
 	// GetOutputConfig looks in the global environment only (benthos
@@ -308,32 +271,14 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 	if view == nil {
 		t.Fatal("paimon output not registered in the test environment")
 	}
-	data, err := view.TemplateData()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := docsTemplate.Execute(&buf, data); err != nil {
-		t.Fatal(err)
-	}
-	doc := buf.String()
-	for _, want := range []string{
+	data := spectest.CheckDocs(t, view,
 		"== Delivery guarantees", "== Messages to rows", "== Tables, partitions and buckets", "== Schema evolution",
 		"== Atomic commits on S3, and Java writers", "== Performance",
 		"=== create_table.schema[].type", "=== s3.credentials.secret (secret)", "=== commit_user",
 		"=== batching.period", "=== max_in_flight", "Default: 4", "=== timestamp_unit",
-	} {
-		if !strings.Contains(doc, want) {
-			t.Errorf("rendered docs lack %q", want)
-		}
-	}
+	)
 	if data.Summary == "" || data.Status != "beta" || data.Categories == "" {
 		t.Errorf("summary %q status %q categories %q", data.Summary, data.Status, data.Categories)
-	}
-	for _, f := range data.Fields {
-		if strings.TrimSpace(f.Description) == "" {
-			t.Errorf("field %s has no description", f.FullName)
-		}
 	}
 	advanced := advancedFields(t, view)
 	for _, name := range []string{"s3", "commit_user", "timestamp_unit", "create_table.options", "batching.processors"} {
@@ -346,41 +291,10 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 			t.Errorf("field %s should not be advanced", name)
 		}
 	}
-	if len(data.Examples) < 3 {
-		t.Fatalf("%d examples", len(data.Examples))
-	}
-	linter := env.FullConfigSchema("", "").NewStreamConfigLinter()
-	linter.SetRejectDeprecated(true)
-	linter.SetSkipEnvVarCheck(true)
-	for _, ex := range data.Examples {
-		lints, err := linter.LintYAML([]byte(ex.Config))
-		if err != nil {
-			t.Fatalf("example %q: %v", ex.Title, err)
-		}
-		for _, l := range lints {
-			t.Errorf("example %q: %v", ex.Title, l.Error())
-		}
-		// Every example must also parse into a valid Config.
-		conf, err := ConfigSpec().ParseYAML(exampleOutputYAML(t, ex.Config), env)
-		if err != nil {
-			t.Fatalf("example %q: %v", ex.Title, err)
-		}
-		if _, err := ParseConfig(conf); err != nil {
-			t.Errorf("example %q: %v", ex.Title, err)
-		}
-	}
-	// The rendered default config must be a valid output config too.
-	for _, cfg := range []string{data.CommonConfigYAML, data.AdvancedConfigYAML} {
-		lints, err := linter.LintYAML([]byte(cfg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range lints {
-			if !strings.Contains(l.What, "must not be empty") { // required fields are rendered empty
-				t.Errorf("rendered config: %v\n%s", l.Error(), cfg)
-			}
-		}
-	}
+	spectest.CheckExamples(t, env, data, "\n  paimon:\n", ConfigSpec(), func(conf *service.ParsedConfig) error {
+		_, err := ParseConfig(conf)
+		return err
+	})
 }
 
 // advancedFields reads is_advanced of every field from the spec's JSON form
@@ -415,24 +329,6 @@ func advancedFields(t *testing.T, view *service.ConfigView) map[string]bool {
 		t.Fatalf("only %d fields found in the spec JSON", len(out))
 	}
 	return out
-}
-
-// exampleOutputYAML extracts the paimon block of an example pipeline.
-func exampleOutputYAML(t *testing.T, pipeline string) string {
-	t.Helper()
-	_, after, ok := strings.Cut(pipeline, "\n  paimon:\n")
-	if !ok {
-		t.Fatalf("no paimon output in example:\n%s", pipeline)
-	}
-	var b strings.Builder
-	for _, line := range strings.Split(after, "\n") {
-		if line != "" && !strings.HasPrefix(line, "    ") {
-			break
-		}
-		b.WriteString(strings.TrimPrefix(line, "    "))
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 func TestDefaultCommitUser(t *testing.T) {
