@@ -159,25 +159,17 @@ func newCompactor(t *table, o CompactOptions, rep *Report) (*compactor, error) {
 	if c.buckets == 0 || c.buckets < -1 {
 		return nil, fmt.Errorf("%w: bucket = %d", ErrUnsupported, c.buckets)
 	}
-	if c.target = o.TargetFileSize; c.target == 0 {
-		if c.target, err = opts.TargetFileSize(); err != nil {
-			return nil, err
-		}
+	if c.target, err = optionOr(o.TargetFileSize, opts.TargetFileSize); err != nil {
+		return nil, err
 	}
-	if c.minFiles = o.MinFileNum; c.minFiles == 0 {
-		if c.minFiles, err = opts.CompactionMinFileNum(); err != nil {
-			return nil, err
-		}
+	if c.minFiles, err = optionOr(o.MinFileNum, opts.CompactionMinFileNum); err != nil {
+		return nil, err
 	}
-	if c.openCost = o.OpenFileCost; c.openCost == 0 {
-		if c.openCost, err = opts.SourceSplitOpenFileCost(); err != nil {
-			return nil, err
-		}
+	if c.openCost, err = optionOr(o.OpenFileCost, opts.SourceSplitOpenFileCost); err != nil {
+		return nil, err
 	}
-	if c.limit = o.FileNumLimit; c.limit == 0 {
-		if c.limit, err = opts.CompactionFileNumLimit(); err != nil {
-			return nil, err
-		}
+	if c.limit, err = optionOr(o.FileNumLimit, opts.CompactionFileNumLimit); err != nil {
+		return nil, err
 	}
 	if o.Committer != nil && o.CommitIdentifier == 0 {
 		return nil, fmt.Errorf("%w: a Committer needs its CommitIdentifier", ErrInvalidOptions)

@@ -192,10 +192,7 @@ func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, 
 		return err
 	}
 
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
+	now := orNow(o.Now)
 	loc := o.Location
 	if loc == nil {
 		loc = time.Local

@@ -59,20 +59,14 @@ type expireConfig struct {
 func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Time) (expireConfig, error) {
 	var c expireConfig
 	var err error
-	if c.retainMax = e.RetainMax; c.retainMax == 0 {
-		if c.retainMax, err = o.SnapshotNumRetainedMax(); err != nil {
-			return c, err
-		}
+	if c.retainMax, err = optionOr(e.RetainMax, o.SnapshotNumRetainedMax); err != nil {
+		return c, err
 	}
-	if c.retainMin = e.RetainMin; c.retainMin == 0 {
-		if c.retainMin, err = o.SnapshotNumRetainedMin(); err != nil {
-			return c, err
-		}
+	if c.retainMin, err = optionOr(e.RetainMin, o.SnapshotNumRetainedMin); err != nil {
+		return c, err
 	}
-	if c.maxDeletes = e.MaxDeletes; c.maxDeletes == 0 {
-		if c.maxDeletes, err = o.SnapshotExpireLimit(); err != nil {
-			return c, err
-		}
+	if c.maxDeletes, err = optionOr(e.MaxDeletes, o.SnapshotExpireLimit); err != nil {
+		return c, err
 	}
 	timeRetained, err := o.SnapshotTimeRetained()
 	if err != nil {
@@ -158,10 +152,7 @@ func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s))
 // an abandoned consumer does not pin snapshots forever.
 func ExpireSnapshots(ctx context.Context, fio storage.FileIO, tablePath string, o ExpireSnapshotsOptions) (*Report, error) {
 	start := time.Now()
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
+	now := orNow(o.Now)
 	rep := newReport(OpExpireSnapshots, tablePath, o.DryRun)
 	defer rep.finish(start)
 	t, err := loadTable(ctx, fio, tablePath, o.Logger)

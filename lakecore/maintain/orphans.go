@@ -70,10 +70,7 @@ type RemoveOrphanFilesOptions struct {
 // error wraps ErrIncomplete.
 func RemoveOrphanFiles(ctx context.Context, fio storage.FileIO, tablePath string, o RemoveOrphanFilesOptions) (*Report, error) {
 	start := time.Now()
-	now := time.Now
-	if o.Now != nil {
-		now = o.Now
-	}
+	now := orNow(o.Now)
 	rep := newReport(OpRemoveOrphanFiles, tablePath, o.DryRun)
 	defer rep.finish(start)
 	olderThan := o.OlderThan

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
@@ -79,6 +80,25 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		t.partTypes = append(t.partTypes, f.Type)
 	}
 	return t, nil
+}
+
+// optionOr returns v, an operation's option, or when v is unset (zero) the
+// table's option that get reads.
+func optionOr[T comparable](v T, get func() (T, error)) (T, error) {
+	var unset T
+	if v != unset {
+		return v, nil
+	}
+	return get()
+}
+
+// orNow returns now, or time.Now when now is nil (the operations' Now
+// option).
+func orNow(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
 }
 
 // decodePartition returns the values of a serialized partition row.
