@@ -234,6 +234,19 @@ func rdReadAll(r *Reader) ([][]any, error) {
 	}
 }
 
+// rdReadBytes reads a whole file held in memory with the given fields as
+// both file and table schema; for damaged files, whose error may come from
+// NewReader or from reading.
+func rdReadBytes(data []byte, fields []types.DataField, opts ReaderOptions) error {
+	r, err := NewReader(&rdMemFile{Reader: bytes.NewReader(data)}, fields, fields, opts)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = rdReadAll(r)
+	return err
+}
+
 func TestReadParquetGoFiles(t *testing.T) {
 	const n = 10000
 	variants := []struct {
@@ -515,13 +528,7 @@ func TestReadDamagedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	read := func(b []byte) error {
-		r, err := NewReader(&rdMemFile{Reader: bytes.NewReader(b)}, fields, fields, ReaderOptions{FileName: "damaged.parquet", BatchSize: 2})
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		_, err = rdReadAll(r)
-		return err
+		return rdReadBytes(b, fields, ReaderOptions{FileName: "damaged.parquet", BatchSize: 2})
 	}
 	if err := read(data); err != nil {
 		t.Fatalf("intact file: %v", err)
@@ -608,12 +615,7 @@ func TestReadDamagedLZ4(t *testing.T) {
 			for i := start; i < start+64; i++ {
 				bad[i] ^= 0xa5
 			}
-			r, err := NewReader(&rdMemFile{Reader: bytes.NewReader(bad)}, fields, fields, ReaderOptions{FileName: "lz4.parquet"})
-			if err == nil {
-				_, err = rdReadAll(r)
-				r.Close()
-			}
-			if err != nil {
+			if err := rdReadBytes(bad, fields, ReaderOptions{FileName: "lz4.parquet"}); err != nil {
 				failures++
 				if !errors.Is(err, ErrCorruptFile) || !strings.Contains(err.Error(), "lz4.parquet") {
 					t.Errorf("v%d damage at %d: err = %v, want ErrCorruptFile naming the file", version, start, err)
