@@ -129,7 +129,13 @@ func (c *Committer) confirmOnce(ctx context.Context, s *snapshot.Snapshot, own o
 		return unclear, 0, err
 	}
 	if !there {
-		if h, ok := c.snapshots.ReadLatestHint(ctx); !ok || h <= s.ID {
+		// A hint that cannot be read is not a missing one: it may name the
+		// snapshot that shows s to be stale.
+		h, ok, err := c.snapshots.ReadLatestHint(ctx)
+		if err != nil {
+			return unclear, 0, err
+		}
+		if !ok || h <= s.ID {
 			return continues, 0, nil
 		}
 		if next, err = c.lowestAbove(ctx, s.ID); err != nil || next == 0 {

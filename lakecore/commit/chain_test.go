@@ -307,3 +307,38 @@ func TestConfirmationReadFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleSnapshotHintUnreadable: as TestStaleSnapshotWhileExpiring
+// (snapshot-3 expired, so snapshot-(N+1) is absent and only the LATEST hint
+// shows that the table went on), but the hint cannot be read. The
+// confirmation used to take the failing read for a missing hint and accept
+// b's stale snapshot-2, writing LATEST = 2 over the table's snapshot 4; the
+// outcome must stay unknown instead.
+func TestStaleSnapshotHintUnreadable(t *testing.T) {
+	local := localFIO(t)
+	createTable(t, local, nil)
+	ctx := context.Background()
+	a := commit.New(local, tablePath, commit.Options{CommitUser: "a"})
+	if _, err := a.Commit(ctx, 1, []commit.Message{msg(1, file("a1", 1))}); err != nil {
+		t.Fatal(err)
+	}
+	faulty := storage.NewFaulty(local, 1)
+	hook := &hookFIO{FileIO: faulty, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
+	hook.before = func() {
+		for i, f := range []string{"a2", "a3", "a4"} {
+			if _, err := a.Commit(ctx, int64(i+2), []commit.Message{msg(1, file(f, 1))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		expire(t, local, 4, 1, 2, 3)
+		faulty.Add(storage.Fault{Ops: storage.OpReadFile, Path: tablePath + "/snapshot/LATEST", Times: 1 << 20})
+	}
+	b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})
+	s, err := b.Commit(ctx, 1, []commit.Message{msg(1, file("b1", 1))})
+	if !errors.Is(err, commit.ErrCommitAmbiguous) {
+		t.Fatalf("commit: snapshot %+v, %v; want ErrCommitAmbiguous", s, err)
+	}
+	if latest, ok, err := snapshot.NewManager(local, tablePath).LatestID(ctx); err != nil || !ok || latest != 4 {
+		t.Errorf("LatestID = %d, %v, %v; want 4", latest, ok, err)
+	}
+}

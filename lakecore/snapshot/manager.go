@@ -55,26 +55,32 @@ func (m *Manager) ListIDs(ctx context.Context) ([]int64, error) {
 	return ids, nil
 }
 
-// readHint reads a hint file as HintFileUtils.readHint does: any failure
-// (missing file, read error after 3 attempts, content that Long.parseLong
-// rejects, such as a trailing newline) means no hint.
-func (m *Manager) readHint(ctx context.Context, name string) (int64, bool) {
+// readHint reads a hint file as HintFileUtils.readHint does: a missing
+// file, or content that Long.parseLong rejects (such as a trailing
+// newline), means no hint; a read that fails 3 times also means no hint
+// in Java, and is returned as err besides, for callers that must not take
+// a failing store for a missing hint.
+func (m *Manager) readHint(ctx context.Context, name string) (id int64, ok bool, err error) {
 	p := m.Dir() + "/" + name
 	for attempt := 0; attempt < hintReadAttempts; attempt++ {
-		data, err := m.fio.ReadFile(ctx, p)
+		var data []byte
+		data, err = m.fio.ReadFile(ctx, p)
 		if err != nil {
-			if errors.Is(err, storage.ErrNotExist) || ctx.Err() != nil {
-				return 0, false
+			if errors.Is(err, storage.ErrNotExist) {
+				return 0, false, nil
+			}
+			if ctx.Err() != nil {
+				break
 			}
 			continue
 		}
 		id, err := strconv.ParseInt(string(data), 10, 64)
 		if err != nil {
-			return 0, false
+			return 0, false, nil
 		}
-		return id, true
+		return id, true, nil
 	}
-	return 0, false
+	return 0, false, fmt.Errorf("read hint %s: %w", p, err)
 }
 
 func (m *Manager) exists(ctx context.Context, id int64) (bool, error) {
@@ -91,7 +97,7 @@ func (m *Manager) exists(ctx context.Context, id int64) (bool, error) {
 // Java); otherwise, including a missing or unreadable hint, the directory
 // is listed and the highest id wins.
 func (m *Manager) LatestID(ctx context.Context) (id int64, ok bool, err error) {
-	if hint, has := m.readHint(ctx, LatestHint); has && hint > 0 {
+	if hint, has, _ := m.readHint(ctx, LatestHint); has && hint > 0 {
 		next, err := m.exists(ctx, hint+1)
 		if err != nil {
 			return 0, false, err
@@ -112,7 +118,7 @@ func (m *Manager) LatestID(ctx context.Context) (id int64, ok bool, err error) {
 // trusted when snapshot-N exists; otherwise the directory is listed and the
 // lowest id wins.
 func (m *Manager) EarliestID(ctx context.Context) (id int64, ok bool, err error) {
-	if hint, has := m.readHint(ctx, EarliestHint); has {
+	if hint, has, _ := m.readHint(ctx, EarliestHint); has {
 		there, err := m.exists(ctx, hint)
 		if err != nil {
 			return 0, false, err
@@ -231,8 +237,11 @@ func (m *Manager) Create(ctx context.Context, s *Snapshot) error {
 }
 
 // ReadLatestHint returns the id in the LATEST hint, unverified; ok is false
-// when there is no readable hint. Use LatestID for the latest snapshot.
-func (m *Manager) ReadLatestHint(ctx context.Context) (id int64, ok bool) {
+// when there is no hint or it does not hold an id. Unlike LatestID, which
+// then lists the directory as Java does, it returns an error when the hint
+// cannot be read (after 3 attempts) or ctx ends. Use LatestID for the
+// latest snapshot.
+func (m *Manager) ReadLatestHint(ctx context.Context) (id int64, ok bool, err error) {
 	return m.readHint(ctx, LatestHint)
 }
 
