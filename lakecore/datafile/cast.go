@@ -292,15 +292,7 @@ func javaD2L(f float64) int64 {
 }
 
 func javaD2I(f float64) int32 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int32(f)
+	return int32(min(max(javaD2L(f), math.MinInt32), math.MaxInt32))
 }
 
 // floatToNumber converts a float to kind k as Number.byteValue ... doubleValue.

@@ -201,18 +201,10 @@ func parseJavaDecimal(s string) (*big.Int, int, error) {
 // isJavaNumeric is StringUtils.isNumeric: an optional leading '-' and then
 // one or more digits.
 func isJavaNumeric(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return isASCIIDigits(strings.TrimPrefix(s, "-"))
 }
 
+// isASCIIDigits reports whether s is one or more digits 0-9.
 func isASCIIDigits(s string) bool {
 	if s == "" {
 		return false
