@@ -342,12 +342,18 @@ func (d *avroReader) raw(n int, what string) ([]byte, error) {
 	return b, nil
 }
 
-func (d *avroReader) bytes() ([]byte, error) {
-	n, err := d.length("bytes", 1)
+// sized returns the bytes of a length-prefixed value (bytes or string)
+// without copying.
+func (d *avroReader) sized(what string) ([]byte, error) {
+	n, err := d.length(what, 1)
 	if err != nil {
 		return nil, err
 	}
-	b, err := d.raw(n, "bytes")
+	return d.raw(n, what)
+}
+
+func (d *avroReader) bytes() ([]byte, error) {
+	b, err := d.sized("bytes")
 	if err != nil {
 		return nil, err
 	}
@@ -355,11 +361,7 @@ func (d *avroReader) bytes() ([]byte, error) {
 }
 
 func (d *avroReader) string() (string, error) {
-	n, err := d.length("string", 1)
-	if err != nil {
-		return "", err
-	}
-	b, err := d.raw(n, "string")
+	b, err := d.sized("string")
 	return string(b), err
 }
 
