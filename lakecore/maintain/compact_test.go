@@ -16,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -64,21 +65,30 @@ func (l *lakeTable) fileRows() map[string][][]any {
 		for _, f := range sp.Files {
 			one := sp
 			one.Files = []manifest.DataFileMeta{f}
-			it, err := r.Open(ctx, one)
-			if err != nil {
-				l.t.Fatal(err)
-			}
-			for {
-				rows, _, err := it.Next(ctx)
-				if err != nil {
-					break
-				}
-				out[f.FileName] = append(out[f.FileName], rows...)
-			}
-			it.Close()
+			out[f.FileName] = l.splitRows(r, one)
 		}
 	}
 	return out
+}
+
+// splitRows reads the rows of one split, in read order, up to the first
+// error of its iterator (io.EOF at its end).
+func (l *lakeTable) splitRows(r *read.TableRead, sp scan.Split) [][]any {
+	l.t.Helper()
+	ctx := context.Background()
+	it, err := r.Open(ctx, sp)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer it.Close()
+	var out [][]any
+	for {
+		rows, _, err := it.Next(ctx)
+		if err != nil {
+			return out
+		}
+		out = append(out, rows...)
+	}
 }
 
 // compactDelta returns the DELETE and ADD entries of a COMPACT snapshot, in
@@ -280,18 +290,7 @@ func (l *lakeTable) bucketRows() map[int32][]string {
 	r, _ := l.tb.NewRead(nil)
 	out := map[int32][]string{}
 	for _, sp := range plan.Splits {
-		it, err := r.Open(ctx, sp)
-		if err != nil {
-			l.t.Fatal(err)
-		}
-		for {
-			rows, _, err := it.Next(ctx)
-			if err != nil {
-				break
-			}
-			out[sp.Bucket] = append(out[sp.Bucket], rowKeys(rows)...)
-		}
-		it.Close()
+		out[sp.Bucket] = append(out[sp.Bucket], rowKeys(l.splitRows(r, sp))...)
 	}
 	return out
 }
