@@ -165,7 +165,6 @@ func (f PartitionFilter) Keys() []string {
 // holds Go values of the key's type. It is immutable and safe for concurrent
 // use; a nil *BoundPartitionFilter matches everything.
 type BoundPartitionFilter struct {
-	keys         []types.DataField
 	alternatives [][]BoundCondition
 }
 
@@ -183,7 +182,7 @@ func (f PartitionFilter) Bind(partitionKeys []types.DataField) (*BoundPartitionF
 	if f.IsEmpty() {
 		return nil, nil
 	}
-	b := &BoundPartitionFilter{keys: partitionKeys}
+	b := &BoundPartitionFilter{}
 	for _, conj := range f.Alternatives {
 		var bound []BoundCondition
 		for _, cond := range conj {
@@ -259,54 +258,6 @@ func conjMatches(conj []BoundCondition, partition []any) bool {
 	return true
 }
 
-// MayMatchStats reports whether any partition within the given per-key
-// statistics (as a manifest's _PARTITION_STATS hold them: min and max values,
-// nil when unknown, and null counts, nil when unknown) could pass the filter.
-// It never says false for a partition range that holds a match.
-func (b *BoundPartitionFilter) MayMatchStats(mins, maxs []any, nullCounts []*int64) bool {
-	if b == nil {
-		return true
-	}
-	for _, conj := range b.alternatives {
-		if conjMayMatch(conj, mins, maxs, nullCounts) {
-			return true
-		}
-	}
-	return false
-}
-
-func conjMayMatch(conj []BoundCondition, mins, maxs []any, nullCounts []*int64) bool {
-	for _, c := range conj {
-		i := c.Index
-		hit := false
-		for _, v := range c.Values {
-			if v == nil {
-				if i >= len(nullCounts) || nullCounts[i] == nil || *nullCounts[i] > 0 {
-					hit = true
-				}
-			} else {
-				var lo, hi any
-				if i < len(mins) {
-					lo = mins[i]
-				}
-				if i < len(maxs) {
-					hi = maxs[i]
-				}
-				if (lo == nil || compareValues(lo, v) <= 0) && (hi == nil || compareValues(v, hi) <= 0) {
-					hit = true
-				}
-			}
-			if hit {
-				break
-			}
-		}
-		if !hit {
-			return false
-		}
-	}
-	return true
-}
-
 // partitionValueEqual compares two values of one atomic type.
 func partitionValueEqual(a, b any) bool {
 	if a == nil || b == nil {
@@ -321,66 +272,4 @@ func partitionValueEqual(a, b any) bool {
 		return ok && bytes.Equal(x, y)
 	}
 	return a == b
-}
-
-// compareValues orders two non-null values of one atomic type as Paimon
-// does (strings and bytes by unsigned bytes); values of different Go types,
-// which a well-typed table never produces, compare as equal so that pruning
-// stays conservative.
-func compareValues(a, b any) int {
-	switch x := a.(type) {
-	case bool:
-		y, ok := b.(bool)
-		if !ok || x == y {
-			return 0
-		}
-		if !x {
-			return -1
-		}
-		return 1
-	case int8:
-		return cmpOrdered(x, b)
-	case int16:
-		return cmpOrdered(x, b)
-	case int32:
-		return cmpOrdered(x, b)
-	case int64:
-		return cmpOrdered(x, b)
-	case float32:
-		return cmpOrdered(x, b)
-	case float64:
-		return cmpOrdered(x, b)
-	case string:
-		return cmpOrdered(x, b)
-	case types.Date:
-		return cmpOrdered(x, b)
-	case types.Time:
-		return cmpOrdered(x, b)
-	case types.Timestamp:
-		if y, ok := b.(types.Timestamp); ok {
-			return x.Compare(y)
-		}
-	case types.Decimal:
-		if y, ok := b.(types.Decimal); ok {
-			return x.Cmp(y)
-		}
-	case []byte:
-		if y, ok := b.([]byte); ok {
-			return bytes.Compare(x, y)
-		}
-	}
-	return 0
-}
-
-func cmpOrdered[T int8 | int16 | int32 | int64 | float32 | float64 | string | types.Date | types.Time](x T, b any) int {
-	y, ok := b.(T)
-	switch {
-	case !ok:
-		return 0
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }

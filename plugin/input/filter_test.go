@@ -55,7 +55,7 @@ func TestPartitionFilterMatch(t *testing.T) {
 		}
 	}
 	var none *BoundPartitionFilter
-	if !none.Match(eu) || !none.MayMatchStats(nil, nil, nil) || none.Alternatives() != nil {
+	if !none.Match(eu) || none.Alternatives() != nil {
 		t.Error("nil filter must match everything")
 	}
 	if b, err := (PartitionFilter{}).Bind(partitionKeys()); b != nil || err != nil {
@@ -94,49 +94,5 @@ func TestPartitionFilterKeys(t *testing.T) {
 	}
 	if got := strings.Join(c.PartitionFilter.Keys(), ","); got != "dt,region,shard" {
 		t.Errorf("keys %s", got)
-	}
-}
-
-func TestPartitionFilterMayMatchStats(t *testing.T) {
-	b := bindFilter(t, "  - { dt: '2024-05-30', region: [ eu, null ] }\n  - { shard: 9 }\n")
-	n := func(v int64) *int64 { return &v }
-	d := func(v int32) any { return types.Date(v) }
-	cases := []struct {
-		name       string
-		mins, maxs []any
-		nulls      []*int64
-		want       bool
-	}{
-		{"range holds the day and eu", []any{d(19870), "de", int32(0), nil}, []any{d(19880), "fr", int32(5), nil}, []*int64{n(0), n(0), n(0), nil}, true},
-		{"day outside, shard outside", []any{d(19874), "de", int32(0), nil}, []any{d(19880), "fr", int32(5), nil}, []*int64{n(0), n(0), n(0), nil}, false},
-		{"region range excludes eu, but nulls present", []any{d(19873), "fr", int32(0), nil}, []any{d(19873), "us", int32(5), nil}, []*int64{n(0), n(3), n(0), nil}, true},
-		{"region range excludes eu, no nulls", []any{d(19873), "fr", int32(0), nil}, []any{d(19873), "us", int32(5), nil}, []*int64{n(0), n(0), n(0), nil}, false},
-		{"unknown null count", []any{d(19873), "fr", int32(0), nil}, []any{d(19873), "us", int32(5), nil}, []*int64{n(0), nil, n(0), nil}, true},
-		{"second alternative: shard 9 in range", []any{d(19874), "fr", int32(0), nil}, []any{d(19880), "us", int32(10), nil}, []*int64{n(0), n(0), n(0), nil}, true},
-		{"unknown stats", nil, nil, nil, true},
-	}
-	for _, tc := range cases {
-		if got := b.MayMatchStats(tc.mins, tc.maxs, tc.nulls); got != tc.want {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestCompareValues(t *testing.T) {
-	cases := []struct {
-		a, b any
-		want int
-	}{
-		{false, true, -1}, {true, true, 0}, {int8(1), int8(2), -1}, {int64(5), int64(-5), 1},
-		{float32(1.5), float32(1.5), 0}, {"a", "b", -1}, {"é", "z", 1}, // UTF-8 bytes order
-		{types.Date(1), types.Date(0), 1}, {types.Time(5), types.Time(6), -1},
-		{types.Timestamp{Millis: 1, NanoOfMilli: 2}, types.Timestamp{Millis: 1, NanoOfMilli: 1}, 1},
-		{types.NewDecimal(150, 2), types.NewDecimal(15, 1), 0}, {[]byte{0xff}, []byte{0x01}, 1},
-		{int32(1), "x", 0}, // mismatched types stay conservative
-	}
-	for _, tc := range cases {
-		if got := compareValues(tc.a, tc.b); got != tc.want {
-			t.Errorf("compare(%v, %v) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
 	}
 }
