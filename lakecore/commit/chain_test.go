@@ -69,6 +69,38 @@ func listIDs(t testing.TB, fio storage.FileIO) []int64 {
 	return ids
 }
 
+// writerA creates the table on local storage and commits a1 with writer a,
+// the writer that overtakes b in the stale-snapshot tests.
+func writerA(t testing.TB) (*storage.Local, *commit.Committer) {
+	t.Helper()
+	local := localFIO(t)
+	createTable(t, local, nil)
+	a := commit.New(local, tablePath, commit.Options{CommitUser: "a"})
+	if _, err := a.Commit(context.Background(), 1, []commit.Message{msg(1, file("a1", 1))}); err != nil {
+		t.Fatal(err)
+	}
+	return local, a
+}
+
+// overtake wraps fio so that, just before the first exclusive create of
+// snapshot-2 through it (writer b's, on snapshot 1 as the latest), writer a
+// commits files (identifiers 2 on) and expiry deletes every snapshot below
+// a's last one: b's snapshot-2 lands on an expired base.
+func overtake(t testing.TB, fio storage.FileIO, local *storage.Local, a *commit.Committer, files ...string) *hookFIO {
+	hook := &hookFIO{FileIO: fio, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
+	hook.before = func() {
+		var expired []int64
+		for i, f := range files {
+			if _, err := a.Commit(context.Background(), int64(i+2), []commit.Message{msg(1, file(f, 1))}); err != nil {
+				t.Fatal(err)
+			}
+			expired = append(expired, int64(i+1))
+		}
+		expire(t, local, int64(len(files)+1), expired...)
+	}
+	return hook
+}
+
 // TestStaleSnapshotAfterExpiry: writer b reads snapshot 1 as the latest;
 // before it creates snapshot-2, writer a commits snapshots 2 and 3 and
 // expiry (retain 1) deletes 1 and 2. b's exclusive create of snapshot-2
@@ -76,23 +108,9 @@ func listIDs(t testing.TB, fio storage.FileIO) []int64 {
 // its files), delete its snapshot-2 and land on top of 3: its rows in the
 // table, a's rows kept, LATEST not pointing at the stale snapshot.
 func TestStaleSnapshotAfterExpiry(t *testing.T) {
-	local := localFIO(t)
-	createTable(t, local, nil)
+	local, a := writerA(t)
 	ctx := context.Background()
-	a := commit.New(local, tablePath, commit.Options{CommitUser: "a"})
-	if _, err := a.Commit(ctx, 1, []commit.Message{msg(1, file("a1", 1))}); err != nil {
-		t.Fatal(err)
-	}
-	hook := &hookFIO{FileIO: local, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
-	hook.before = func() {
-		for i, f := range []string{"a2", "a3"} {
-			if _, err := a.Commit(ctx, int64(i+2), []commit.Message{msg(1, file(f, 1))}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		expire(t, local, 3, 1, 2)
-	}
-	b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})
+	b := commit.New(overtake(t, local, local, a, "a2", "a3"), tablePath, commit.Options{CommitUser: "b"})
 	s, err := b.Commit(ctx, 1, []commit.Message{msg(1, file("b1", 1))})
 	if err != nil {
 		t.Fatal(err)
@@ -117,23 +135,9 @@ func TestStaleSnapshotAfterExpiry(t *testing.T) {
 // expiring). It deletes snapshot-2 and reports an unknown outcome; a
 // recovery commit then lands it.
 func TestStaleSnapshotWhileExpiring(t *testing.T) {
-	local := localFIO(t)
-	createTable(t, local, nil)
+	local, a := writerA(t)
 	ctx := context.Background()
-	a := commit.New(local, tablePath, commit.Options{CommitUser: "a"})
-	if _, err := a.Commit(ctx, 1, []commit.Message{msg(1, file("a1", 1))}); err != nil {
-		t.Fatal(err)
-	}
-	hook := &hookFIO{FileIO: local, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
-	hook.before = func() {
-		for i, f := range []string{"a2", "a3", "a4"} {
-			if _, err := a.Commit(ctx, int64(i+2), []commit.Message{msg(1, file(f, 1))}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		expire(t, local, 4, 1, 2, 3)
-	}
-	b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})
+	b := commit.New(overtake(t, local, local, a, "a2", "a3", "a4"), tablePath, commit.Options{CommitUser: "b"})
 	msgs := []commit.Message{msg(1, file("b1", 1))}
 	_, err := b.Commit(ctx, 1, msgs)
 	if !errors.Is(err, commit.ErrStaleSnapshot) || !errors.Is(err, commit.ErrCommitAmbiguous) {
@@ -279,14 +283,8 @@ func TestConfirmationReadFailures(t *testing.T) {
 		times int
 	}{{"transient", 2}, {"persistent", 100}} {
 		t.Run(c.name, func(t *testing.T) {
-			local := localFIO(t)
-			fio := storage.NewFaulty(local, 1)
-			createTable(t, fio, nil)
+			local, fio, cm := faultyAfterOneCommit(t, commit.Options{CommitUser: "u"})
 			ctx := context.Background()
-			cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u"})
-			if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("a", 1))}); err != nil {
-				t.Fatal(err)
-			}
 			fio.Add(storage.Fault{Ops: storage.OpStat, Path: snapshotPath(3), Times: c.times})
 			s, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 1))})
 			if c.times < 4 {
@@ -315,22 +313,13 @@ func TestConfirmationReadFailures(t *testing.T) {
 // b's stale snapshot-2, writing LATEST = 2 over the table's snapshot 4; the
 // outcome must stay unknown instead.
 func TestStaleSnapshotHintUnreadable(t *testing.T) {
-	local := localFIO(t)
-	createTable(t, local, nil)
+	local, a := writerA(t)
 	ctx := context.Background()
-	a := commit.New(local, tablePath, commit.Options{CommitUser: "a"})
-	if _, err := a.Commit(ctx, 1, []commit.Message{msg(1, file("a1", 1))}); err != nil {
-		t.Fatal(err)
-	}
 	faulty := storage.NewFaulty(local, 1)
-	hook := &hookFIO{FileIO: faulty, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
+	hook := overtake(t, faulty, local, a, "a2", "a3", "a4")
+	overtaken := hook.before
 	hook.before = func() {
-		for i, f := range []string{"a2", "a3", "a4"} {
-			if _, err := a.Commit(ctx, int64(i+2), []commit.Message{msg(1, file(f, 1))}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		expire(t, local, 4, 1, 2, 3)
+		overtaken()
 		faulty.Add(storage.Fault{Ops: storage.OpReadFile, Path: tablePath + "/snapshot/LATEST", Times: 1 << 20})
 	}
 	b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})

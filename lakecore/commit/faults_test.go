@@ -30,14 +30,8 @@ func TestAmbiguousSnapshotWrite(t *testing.T) {
 		{"failed without applying", storage.FailBefore},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			local := localFIO(t)
-			fio := storage.NewFaulty(local, 1)
-			createTable(t, fio, nil)
+			local, fio, cm := faultyAfterOneCommit(t, commit.Options{CommitUser: "u", MinRetryWait: time.Millisecond})
 			ctx := context.Background()
-			cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", MinRetryWait: time.Millisecond})
-			if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("a", 1))}); err != nil {
-				t.Fatal(err)
-			}
 			fio.Add(storage.Fault{Ops: storage.OpWriteExclusive, Path: snapshot2, Mode: c.mode, Err: storage.ErrAmbiguous, Times: 1})
 			s, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 2))})
 			if err != nil {
@@ -132,14 +126,8 @@ func TestRetriesExhausted(t *testing.T) {
 // TestPrepareFailureCleansUp fails writing the base manifest list: nothing
 // is retried, nothing is committed, and the delta files are deleted.
 func TestPrepareFailureCleansUp(t *testing.T) {
-	local := localFIO(t)
-	fio := storage.NewFaulty(local, 1)
-	createTable(t, fio, nil)
+	local, fio, cm := faultyAfterOneCommit(t, commit.Options{CommitUser: "u"})
 	ctx := context.Background()
-	cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u"})
-	if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("a", 1))}); err != nil {
-		t.Fatal(err)
-	}
 	before, _ := os.ReadDir(filepath.Join(local.Root(), tablePath, "manifest"))
 	// The third manifest write of a commit is the base list (delta
 	// manifest, delta list, base list).

@@ -40,6 +40,21 @@ func localFIO(t testing.TB) *storage.Local {
 	return fio
 }
 
+// faultyAfterOneCommit creates the table through a Faulty over local
+// storage, with no faults yet, and commits file a (identifier 1) with a
+// committer of o; tests add the faults the next commit meets.
+func faultyAfterOneCommit(t testing.TB, o commit.Options) (*storage.Local, *storage.Faulty, *commit.Committer) {
+	t.Helper()
+	local := localFIO(t)
+	fio := storage.NewFaulty(local, 1)
+	createTable(t, fio, nil)
+	cm := commit.New(fio, tablePath, o)
+	if _, err := cm.Commit(context.Background(), 1, []commit.Message{msg(1, file("a", 1))}); err != nil {
+		t.Fatal(err)
+	}
+	return local, fio, cm
+}
+
 func part(p int32) []byte {
 	b, err := binrow.Serialize([]types.DataType{types.IntType()}, []any{p})
 	if err != nil {
