@@ -437,9 +437,9 @@ func unscaledAt(d types.Decimal, precision, scale int) (*big.Int, error) {
 	}
 	switch {
 	case d.Scale < scale:
-		u = new(big.Int).Mul(u, pow10(scale-d.Scale))
+		u = new(big.Int).Mul(u, types.Pow10Big(scale-d.Scale))
 	case d.Scale > scale:
-		q, r := new(big.Int).QuoRem(u, pow10(d.Scale-scale), new(big.Int))
+		q, r := new(big.Int).QuoRem(u, types.Pow10Big(d.Scale-scale), new(big.Int))
 		if r.Sign() != 0 {
 			return nil, fmt.Errorf("%w: %s needs rounding to scale %d", ErrInvalidValue, d, scale)
 		}
@@ -451,20 +451,15 @@ func unscaledAt(d types.Decimal, precision, scale int) (*big.Int, error) {
 	return u, nil
 }
 
-func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
-
 // fitsPrecision reports whether |u| < 10^precision, without big arithmetic
 // for compact values.
 func fitsPrecision(u *big.Int, precision int) bool {
 	if precision <= compactDecimalPrecision && u.IsInt64() {
-		limit := int64(1)
-		for range precision {
-			limit *= 10
-		}
+		limit := types.Pow10(precision)
 		v := u.Int64()
 		return v > -limit && v < limit
 	}
-	return new(big.Int).Abs(u).Cmp(pow10(precision)) < 0
+	return new(big.Int).Abs(u).Cmp(types.Pow10Big(precision)) < 0
 }
 
 // javaBigIntegerBytes is BigInteger.toByteArray: the minimal big-endian two's

@@ -381,21 +381,12 @@ func toNumberCast(from, to types.DataType) castFunc {
 	return nil
 }
 
-var pow10Int64 = func() [19]int64 {
-	var p [19]int64
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
 // decimalToFloat is DecimalUtils.doubleValue: the unscaled long divided by a
 // power of ten for a compact decimal (precision <= 18), else the correctly
 // rounded value.
 func decimalToFloat(d types.Decimal, compact bool) float64 {
-	if compact && d.Unscaled.IsInt64() && d.Scale >= 0 && d.Scale < len(pow10Int64) {
-		return float64(d.Unscaled.Int64()) / float64(pow10Int64[d.Scale])
+	if compact && d.Unscaled.IsInt64() && d.Scale >= 0 && d.Scale <= 18 {
+		return float64(d.Unscaled.Int64()) / float64(types.Pow10(d.Scale))
 	}
 	f, _ := d.Rat().Float64()
 	return f
@@ -408,9 +399,9 @@ var mask64 = new(big.Int).SetUint64(math.MaxUint64)
 func decimalToLong(d types.Decimal) int64 {
 	q := new(big.Int).Set(d.Unscaled)
 	if d.Scale > 0 {
-		q.Quo(q, pow10Big(d.Scale))
+		q.Quo(q, types.Pow10Big(d.Scale))
 	} else if d.Scale < 0 {
-		q.Mul(q, pow10Big(-d.Scale))
+		q.Mul(q, types.Pow10Big(-d.Scale))
 	}
 	if q.IsInt64() {
 		return q.Int64()
@@ -420,13 +411,6 @@ func decimalToLong(d types.Decimal) int64 {
 		lo = -lo
 	}
 	return int64(lo)
-}
-
-func pow10Big(n int) *big.Int {
-	if n < len(pow10Int64) {
-		return big.NewInt(pow10Int64[n])
-	}
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
 // rescaleDecimal is Decimal.fromBigDecimal: the value unscaled × 10^-scale set
@@ -440,14 +424,14 @@ func rescaleDecimal(unscaled *big.Int, scale, precision, targetScale int) (types
 		if targetScale-scale > precision { // cannot fit and would be huge
 			return types.Decimal{}, false
 		}
-		u.Mul(u, pow10Big(targetScale-scale))
+		u.Mul(u, types.Pow10Big(targetScale-scale))
 	case targetScale < scale:
 		digits := len(new(big.Int).Abs(u).String())
 		if scale-targetScale > digits { // |value| < 0.1 ulp of the target: rounds to zero
 			u.SetInt64(0)
 			break
 		}
-		p := pow10Big(scale - targetScale)
+		p := types.Pow10Big(scale - targetScale)
 		neg := u.Sign() < 0
 		u.Abs(u)
 		var r big.Int
@@ -695,10 +679,10 @@ func wallClockToLTZ(ts types.Timestamp, loc *time.Location) types.Timestamp {
 // their last 9-precision digits.
 func truncateTimestamp(ts types.Timestamp, precision int) types.Timestamp {
 	if precision <= 3 {
-		u := pow10Int64[3-precision]
+		u := types.Pow10(3 - precision)
 		return types.Timestamp{Millis: ts.Millis / u * u}
 	}
-	u := int32(pow10Int64[9-precision])
+	u := int32(types.Pow10(9 - precision))
 	return types.Timestamp{Millis: ts.Millis, NanoOfMilli: ts.NanoOfMilli / u * u}
 }
 

@@ -258,10 +258,10 @@ func (s *writeSchema) convertField(name string, t types.DataType, fieldID, depth
 		switch {
 		case p <= 9:
 			leaf(leafDecimal32, format.Int32, parquet.Int32Type)
-			n.decimalBound = encPow10Int64(p)
+			n.decimalBound = types.Pow10(p)
 		case p <= 18:
 			leaf(leafDecimal64, format.Int64, parquet.Int64Type)
-			n.decimalBound = encPow10Int64(p)
+			n.decimalBound = types.Pow10(p)
 		default:
 			n.fixedLen = decimalMinBytes(p)
 			leaf(leafDecimalFixed, format.FixedLenByteArray, parquet.FixedLenByteArrayType(n.fixedLen))
@@ -407,14 +407,6 @@ func wrapRepetition(n parquet.Node, required bool) parquet.Node {
 		return parquet.Required(n)
 	}
 	return parquet.Optional(n)
-}
-
-func encPow10Int64(p int) int64 {
-	v := int64(1)
-	for range p {
-		v *= 10
-	}
-	return v
 }
 
 // orderedGroup is a parquet-go group node that keeps its fields in the given

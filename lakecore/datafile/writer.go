@@ -754,15 +754,15 @@ func (w *Writer) decimalValue(n *schemaNode, d types.Decimal) (parquet.Value, *v
 	u.Set(d.Unscaled)
 	switch {
 	case d.Scale < t.Scale:
-		u.Mul(u, encPow10Big(t.Scale-d.Scale))
+		u.Mul(u, types.Pow10Big(t.Scale-d.Scale))
 	case d.Scale > t.Scale:
 		var rem big.Int
-		u.QuoRem(u, encPow10Big(d.Scale-t.Scale), &rem)
+		u.QuoRem(u, types.Pow10Big(d.Scale-t.Scale), &rem)
 		if rem.Sign() != 0 {
 			return parquet.Value{}, &valueError{msg: fmt.Sprintf("%s needs rounding to fit %s", d, t)}
 		}
 	}
-	if u.CmpAbs(encPow10Big(t.Precision)) >= 0 {
+	if u.CmpAbs(types.Pow10Big(t.Precision)) >= 0 {
 		return parquet.Value{}, decimalRangeError(d, t)
 	}
 	switch n.kind {
@@ -795,7 +795,7 @@ func encRescaleInt64(u int64, from, to int) (int64, bool) {
 		if to-from > 18 {
 			return 0, false
 		}
-		p := encPow10Int64(to - from)
+		p := types.Pow10(to - from)
 		hi, lo := bits.Mul64(uint64(encAbsInt64(u)), uint64(p))
 		if hi != 0 || lo > math.MaxInt64 || u == math.MinInt64 {
 			return 0, false
@@ -808,7 +808,7 @@ func encRescaleInt64(u int64, from, to int) (int64, bool) {
 		if from-to > 18 {
 			return 0, false
 		}
-		p := encPow10Int64(from - to)
+		p := types.Pow10(from - to)
 		if u%p != 0 {
 			return 0, false // the big.Int path reports the rounding
 		}
@@ -821,10 +821,6 @@ func encAbsInt64(x int64) int64 {
 		return -x
 	}
 	return x
-}
-
-func encPow10Big(n int) *big.Int {
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
 
 func decimalRangeError(d types.Decimal, t types.DataType) *valueError {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // This file reads a time out of partition values as Java's
@@ -100,7 +102,7 @@ func parseDefaultPartitionTime(s string) (time.Time, error) {
 			hour, minute, second = h, m, sec
 			if save2 := p.pos; p.lit(".") {
 				if f, n, ok := p.fraction(1, 9); ok {
-					nanos = f * pow10(9-n)
+					nanos = f * types.Pow10(9-n)
 				} else {
 					p.pos = save2
 				}
@@ -122,14 +124,6 @@ func parseDefaultPartitionTime(s string) (time.Time, error) {
 	// plus the time of day as a duration.
 	t := time.Date(int(year), time.January, 1, 0, 0, 0, 0, time.UTC).AddDate(0, int(month)-1, 0).AddDate(0, 0, int(day)-1)
 	return t.Add(time.Duration(hour)*time.Hour + time.Duration(minute)*time.Minute + time.Duration(second)*time.Second + time.Duration(nanos)), nil
-}
-
-func pow10(n int) int64 {
-	p := int64(1)
-	for range n {
-		p *= 10
-	}
-	return p
 }
 
 // numScanner reads a string left to right.
@@ -475,7 +469,7 @@ func parseElems(elems []fmtElem, s string, pos int, p *parsed) int {
 			case fYearReduced:
 				k, v = fYearOfEra, 2000+v
 			case fFraction:
-				v *= pow10(9 - width)
+				v *= types.Pow10(9 - width)
 			}
 			if !p.put(k, v) {
 				return -1

@@ -105,6 +105,33 @@ func FloorDiv(a, b int64) int64 {
 	return q
 }
 
+// pow10s holds 10^0 .. 10^18, the powers of ten an int64 holds.
+var pow10s = func() [19]int64 {
+	var p [19]int64
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// Pow10 returns 10^n for n up to 18, the largest power of ten an int64
+// holds, and 1 for n < 0 (as big.Int.Exp); it panics for n > 18.
+func Pow10(n int) int64 {
+	if n < 0 {
+		return 1
+	}
+	return pow10s[n]
+}
+
+// Pow10Big returns 10^n as a new big.Int, and 1 for n < 0 (as big.Int.Exp).
+func Pow10Big(n int) *big.Int {
+	if n < len(pow10s) {
+		return big.NewInt(Pow10(n))
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
 // SignedInt returns v as an int64 when v is a Go signed integer (int, int8,
 // int16, int32, int64); ok is false for any other type.
 func SignedInt(v any) (n int64, ok bool) {
@@ -179,7 +206,7 @@ func ParseDecimal(s string, precision, scale int) (Decimal, error) {
 // DecimalFromRat converts r to DECIMAL(precision, scale) exactly; it fails if
 // r needs rounding to fit scale or has more than precision digits.
 func DecimalFromRat(r *big.Rat, precision, scale int) (Decimal, error) {
-	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)
+	pow := Pow10Big(scale)
 	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(pow))
 	if !scaled.IsInt() {
 		return Decimal{}, fmt.Errorf("%s has more than %d fraction digits", r.RatString(), scale)
@@ -196,7 +223,7 @@ func (d Decimal) FitsPrecision(precision int) bool {
 	if d.Unscaled == nil {
 		return true
 	}
-	limit := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil)
+	limit := Pow10Big(precision)
 	return new(big.Int).Abs(d.Unscaled).Cmp(limit) < 0
 }
 
@@ -205,7 +232,7 @@ func (d Decimal) Rat() *big.Rat {
 	if d.Unscaled == nil {
 		return new(big.Rat)
 	}
-	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)
+	pow := Pow10Big(d.Scale)
 	return new(big.Rat).SetFrac(d.Unscaled, pow)
 }
 

@@ -672,13 +672,11 @@ func convTime(t types.DataType, raw any) (any, error) {
 
 func truncTime(ms int64, precision int) types.Time {
 	if precision < 3 {
-		unit := int64(pow10[3-precision])
+		unit := types.Pow10(3 - precision)
 		ms -= ms % unit
 	}
 	return types.Time(ms)
 }
-
-var pow10 = [...]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000}
 
 func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 	switch v := raw.(type) {
@@ -793,10 +791,10 @@ func truncTimestamp(ts types.Timestamp, p int) types.Timestamp {
 	switch {
 	case p >= 9:
 	case p >= 3:
-		unit := int32(pow10[9-p])
+		unit := int32(types.Pow10(9 - p))
 		ts.NanoOfMilli -= ts.NanoOfMilli % unit
 	default:
-		unit := pow10[3-p]
+		unit := types.Pow10(3 - p)
 		ts.NanoOfMilli = 0
 		ts.Millis = types.FloorDiv(ts.Millis, unit) * unit
 	}
