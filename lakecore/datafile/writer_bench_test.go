@@ -112,18 +112,7 @@ func BenchmarkWriterEvents(b *testing.B) {
 		for _, nullable := range []bool{true, false} {
 			b.Run(fmt.Sprintf("%s/nullable=%t", codec, nullable), func(b *testing.B) {
 				fields := benchFields(nullable)
-				var size int64
-				b.ReportAllocs()
-				b.ResetTimer()
-				cpu0 := cpuTime()
-				for range b.N {
-					out := &countingDiscard{}
-					if err := writeAll(out, fields, WriterOptions{Compression: codec}, rows); err != nil {
-						b.Fatal(err)
-					}
-					size = out.n
-				}
-				reportRowRates(b, cpuTime()-cpu0, size)
+				benchWrites(b, func(out io.Writer) error { return writeAll(out, fields, WriterOptions{Compression: codec}, rows) })
 			})
 		}
 	}
@@ -156,13 +145,19 @@ func BenchmarkRawParquetGoEvents(b *testing.B) {
 }
 
 func benchRaw[T any](b *testing.B, events []T, codec compress.Codec) {
+	benchWrites(b, func(out io.Writer) error { return writeRaw(out, events, codec) })
+}
+
+// benchWrites times b.N runs of write, each into a byte-counting discard,
+// and reports the row rates and the size of one file.
+func benchWrites(b *testing.B, write func(out io.Writer) error) {
 	var size int64
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for range b.N {
 		out := &countingDiscard{}
-		if err := writeRaw(out, events, codec); err != nil {
+		if err := write(out); err != nil {
 			b.Fatal(err)
 		}
 		size = out.n
