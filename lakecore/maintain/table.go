@@ -233,7 +233,7 @@ func (t *table) indexFilePath(e *manifest.IndexEntry) (string, bool) {
 	return path.Join(t.path, "index", e.FileName), true
 }
 
-func (t *table) manifestPath(name string) string   { return path.Join(t.path, "manifest", name) }
+func (t *table) manifestPath(name string) string   { return manifest.FilePath(t.path, name) }
 func (t *table) statisticsPath(name string) string { return path.Join(t.path, "statistics", name) }
 
 // readManifestList reads a manifest list, checking its size when the

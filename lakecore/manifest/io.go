@@ -26,13 +26,15 @@ type Codec struct {
 // manifests inside a table.
 const manifestDir = "manifest"
 
-func manifestPath(tablePath, fileName string) string {
+// FilePath returns where a manifest, manifest list or index manifest of the
+// table at tablePath lives: <table>/manifest/<fileName>.
+func FilePath(tablePath, fileName string) string {
 	return path.Join(tablePath, manifestDir, fileName)
 }
 
 func readManifestFile[T any](ctx context.Context, fio storage.FileIO, tablePath, fileName, what string,
 	decode func([]byte) ([]T, error)) ([]T, error) {
-	p := manifestPath(tablePath, fileName)
+	p := FilePath(tablePath, fileName)
 	data, err := fio.ReadFile(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", what, p, err)
@@ -54,7 +56,7 @@ func newFileName(prefix string) string {
 // so WriteExclusive is used only to make a collision loud rather than
 // silently replacing another writer's file.
 func writeNew(ctx context.Context, fio storage.FileIO, tablePath, name string, data []byte) error {
-	p := manifestPath(tablePath, name)
+	p := FilePath(tablePath, name)
 	if err := fio.WriteExclusive(ctx, p, data); err != nil {
 		return fmt.Errorf("write %s: %w", p, err)
 	}

@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"sync"
 
@@ -265,7 +264,7 @@ func pruneManifests(metas []manifest.FileMeta, m *partitionMatcher) []manifest.F
 }
 
 func (p *Planner) manifestPath(name string) string {
-	return path.Join(p.tablePath, "manifest", name)
+	return manifest.FilePath(p.tablePath, name)
 }
 
 // readManifestList reads a manifest list and checks its size against the
