@@ -217,14 +217,6 @@ func isASCIIDigits(s string) bool {
 	return true
 }
 
-func daysIn(year, month int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-}
-
-func epochDay(year, month, day int) int64 {
-	return time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC).Unix() / 86400
-}
-
 // parseDate is BinaryStringUtils.toDate: a number is taken as days since the
 // epoch; otherwise DateTimeUtils.parseDate reads "y[-m[-d]]" (text after the
 // first space ignored) with 0 <= y <= 9999 and a valid month and day.
@@ -247,10 +239,10 @@ func parseDate(s string) (int32, error) {
 		vals[i], _ = strconv.Atoi(p)
 	}
 	y, m, d := vals[0], vals[1], vals[2]
-	if y < 0 || y > 9999 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
+	if y < 0 || y > 9999 || m < 1 || m > 12 || d < 1 || d > types.DaysInMonth(y, m) {
 		return 0, bad
 	}
-	return int32(epochDay(y, m, d)), nil
+	return int32(types.EpochDay(y, m, d)), nil
 }
 
 // parseTime is BinaryStringUtils.toTime: a number is taken as milliseconds
@@ -421,7 +413,7 @@ func parseTimestampText(s string, precision int) (wallClock, error) {
 		w.hour > 23 || w.minute > 59 || w.second > 59 {
 		return w, bad
 	}
-	w.day = min(w.day, daysIn(w.year, w.month))
+	w.day = min(w.day, types.DaysInMonth(w.year, w.month))
 	switch {
 	case precision <= 0:
 		w.nano = 0

@@ -17,6 +17,38 @@ func DateOf(t time.Time) Date {
 	return Date(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
 }
 
+// EpochDay returns the days since 1970-01-01 of the proleptic Gregorian
+// date year-month-day, month 1..12 (H. Hinnant's days_from_civil).
+func EpochDay(year, month, day int) int64 {
+	if month <= 2 {
+		year--
+	}
+	era := year / 400
+	if year < 0 && year%400 != 0 {
+		era--
+	}
+	yoe := year - era*400
+	mp := (month + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
+}
+
+// DaysInMonth returns the number of days of month (1..12) in year of the
+// proleptic Gregorian calendar.
+func DaysInMonth(year, month int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
 // String returns the date as YYYY-MM-DD.
 func (d Date) String() string {
 	return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")

@@ -612,14 +612,14 @@ func convDate(t types.DataType, raw any) (any, error) {
 			if err != nil {
 				return nil, invalid(raw, t, err.Error())
 			}
-			return types.Date(daysFromCivil(y, m, d)), nil
+			return types.Date(types.EpochDay(y, m, d)), nil
 		}
 		if _, err := parseDecText(s); err != nil {
 			return nil, invalid(raw, t, "expected YYYY-MM-DD or a number of days since 1970-01-01")
 		}
 	case time.Time:
 		u := v.UTC()
-		return types.Date(daysFromCivil(u.Year(), int(u.Month()), u.Day())), nil
+		return types.Date(types.EpochDay(u.Year(), int(u.Month()), u.Day())), nil
 	case bool:
 		return nil, invalid(raw, t, "")
 	}

@@ -103,7 +103,7 @@ func RenderValue(t types.DataType, v any) (any, error) {
 		}
 	case types.KindDate:
 		if d, ok := v.(types.Date); ok {
-			return FormatDate(d), nil
+			return d.String(), nil
 		}
 	case types.KindTime:
 		if tm, ok := v.(types.Time); ok {
@@ -207,11 +207,6 @@ func nonFinite(f float64) (string, bool) {
 		return "-Infinity", true
 	}
 	return "", false
-}
-
-// FormatDate returns d as YYYY-MM-DD.
-func FormatDate(d types.Date) string {
-	return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")
 }
 
 // FormatTime returns t as HH:MM:SS with min(precision, 3) fraction digits.

@@ -3,6 +3,8 @@ package rowconv
 import (
 	"errors"
 	"fmt"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // dateTimeText is a date or date-time read from text.
@@ -72,7 +74,7 @@ func parseDatePart(s string) (y, m, d int, err error) {
 	if m < 1 || m > 12 {
 		return 0, 0, 0, fmt.Errorf("month %d out of range", m)
 	}
-	if d < 1 || d > daysIn(y, m) {
+	if d < 1 || d > types.DaysInMonth(y, m) {
 		return 0, 0, 0, fmt.Errorf("day %d out of range for %04d-%02d", d, y, m)
 	}
 	return y, m, d, nil
@@ -173,44 +175,12 @@ func digitsAt(s string, i, n int) (int, bool) {
 	return v, true
 }
 
-func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if isLeap(y) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-// daysFromCivil returns days since 1970-01-01 of a proleptic Gregorian date
-// (H. Hinnant's days_from_civil).
-func daysFromCivil(y, m, d int) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era--
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return int64(era)*146097 + int64(doe) - 719468
-}
-
 // Supported range of DATE and TIMESTAMP values: the years 0000 to 9999, the
 // years a four-digit RFC 3339 text can spell, so that every value we write
 // renders back to text that we read.
 var (
-	minEpochDay    = daysFromCivil(0, 1, 1)
-	maxEpochDay    = daysFromCivil(9999, 12, 31)
+	minEpochDay    = types.EpochDay(0, 1, 1)
+	maxEpochDay    = types.EpochDay(9999, 12, 31)
 	minEpochMillis = minEpochDay * 86400000
 	maxEpochMillis = (maxEpochDay+1)*86400000 - 1
 )
@@ -219,7 +189,7 @@ var (
 // wall clock without offset is read as UTC) and the nanoseconds within the
 // millisecond.
 func (t dateTimeText) epochMillis() (int64, int32) {
-	ms := daysFromCivil(t.year, t.month, t.day)*86400000 +
+	ms := types.EpochDay(t.year, t.month, t.day)*86400000 +
 		int64(t.hour)*3600000 + int64(t.min)*60000 + int64(t.sec)*1000 +
 		int64(t.nanos/1e6) - int64(t.offsetSec)*1000
 	return ms, int32(t.nanos % 1e6)
