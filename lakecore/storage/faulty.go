@@ -172,9 +172,6 @@ func (f *Faulty) Calls(ops Op) int {
 	return n
 }
 
-// Inner returns the wrapped FileIO.
-func (f *Faulty) Inner() FileIO { return f.inner }
-
 // String names the inner FileIO.
 func (f *Faulty) String() string { return f.inner.String() }
 

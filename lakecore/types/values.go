@@ -99,13 +99,6 @@ func (ts Timestamp) Time() time.Time {
 	return time.Unix(sec, nanos).UTC()
 }
 
-// Nanos returns nanoseconds since the epoch; it overflows outside the years
-// 1678..2261.
-func (ts Timestamp) Nanos() int64 { return ts.Millis*1e6 + int64(ts.NanoOfMilli) }
-
-// Micros returns microseconds since the epoch, rounded down.
-func (ts Timestamp) Micros() int64 { return ts.Millis*1000 + int64(ts.NanoOfMilli)/1000 }
-
 // Compare orders timestamps by instant: -1, 0 or +1.
 func (ts Timestamp) Compare(o Timestamp) int {
 	switch {

@@ -680,18 +680,6 @@ func (w *TableWriter) Abort(ctx context.Context) error {
 	return first
 }
 
-// OpenFiles returns the number of data files open now; each holds up to a
-// row group in memory.
-func (w *TableWriter) OpenFiles() int {
-	n := 0
-	for _, bw := range w.order {
-		if bw.file != nil {
-			n++
-		}
-	}
-	return n
-}
-
 func (w *TableWriter) fail(err error) error {
 	w.failed = fmt.Errorf("%w: %w", ErrWriterFailed, err)
 	return w.failed
