@@ -83,14 +83,7 @@ type concTarget struct {
 }
 
 func localTarget(t *testing.T) concTarget {
-	wh := filepath.Join(workDir(t), "warehouse")
-	if err := os.MkdirAll(wh, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fio, err := storage.NewLocal(wh)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wh, fio := localWarehouse(t)
 	return concTarget{warehouse: wh, fio: fio}
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -22,14 +19,7 @@ import (
 // by p) in a new local warehouse and returns the warehouse path and table.
 func newLocalTable(t *testing.T, name string, options map[string]string) (string, *lakecore.Table) {
 	t.Helper()
-	wh := filepath.Join(workDir(t), "warehouse")
-	if err := os.MkdirAll(wh, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fio, err := storage.NewLocal(wh)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wh, fio := localWarehouse(t)
 	tbl, err := lakecore.NewCatalog(fio).CreateTable(context.Background(), "rel", name, lakecore.TableSpec{
 		Fields:        types.MustParse("ROW<id BIGINT NOT NULL, p INT>").Fields,
 		PartitionKeys: []string{"p"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -71,6 +73,21 @@ func workDir(t testing.TB) string {
 	}
 	t.Logf("keeping %s", d)
 	return d
+}
+
+// localWarehouse creates a warehouse directory under workDir(t) and
+// returns it with its storage.
+func localWarehouse(t testing.TB) (string, *storage.Local) {
+	t.Helper()
+	wh := filepath.Join(workDir(t), "warehouse")
+	if err := os.MkdirAll(wh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fio, err := storage.NewLocal(wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wh, fio
 }
 
 // freePort returns a loopback port that was free a moment ago.
