@@ -438,62 +438,15 @@ func anySpec(specs []partitionSpec, keys []types.DataField, values []string) boo
 	return false
 }
 
-// partitionNamer renders partitions as "k1=v1/k2=v2" with the values as
-// Paimon writes them in directory names (unescaped), "" for an
-// unpartitioned table, and caches the result per partition row.
-type partitionNamer struct {
-	keys  []types.DataField
-	types []types.DataType
-	opts  binrow.PartitionOptions
-	cache map[string]partitionName
-}
-
-type partitionName struct {
-	name   string
-	vals   []any    // typed values
-	values []string // string values
-	dir    string   // escaped directory, "k1=v1/k2=v2"
-}
-
-func newPartitionNamer(s *schema.TableSchema) (*partitionNamer, error) {
+// newPartitionNamer returns the namer of the schema's partitions, with the
+// table's partition naming options.
+func newPartitionNamer(s *schema.TableSchema) (*binrow.PartitionNamer, error) {
 	o := s.Opts()
 	legacy, err := o.PartitionLegacyName()
 	if err != nil {
 		return nil, err
 	}
-	n := &partitionNamer{keys: s.PartitionFields(), opts: binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy},
-		cache: map[string]partitionName{}}
-	for _, k := range n.keys {
-		n.types = append(n.types, k.Type)
-	}
-	return n, nil
-}
-
-func (n *partitionNamer) of(part []byte) (partitionName, error) {
-	if p, ok := n.cache[string(part)]; ok {
-		return p, nil
-	}
-	var p partitionName
-	if len(n.keys) > 0 {
-		vals, err := binrow.Deserialize(n.types, part)
-		if err != nil {
-			return p, fmt.Errorf("partition %x: %w", part, err)
-		}
-		p.vals = vals
-		if p.values, err = binrow.PartitionValues(n.keys, vals, n.opts); err != nil {
-			return p, err
-		}
-		if p.dir, err = binrow.PartitionPath(n.keys, vals, n.opts); err != nil {
-			return p, err
-		}
-		parts := make([]string, len(n.keys))
-		for i, k := range n.keys {
-			parts[i] = k.Name + "=" + p.values[i]
-		}
-		p.name = strings.Join(parts, "/")
-	}
-	n.cache[string(part)] = p
-	return p, nil
+	return binrow.NewPartitionNamer(s.PartitionFields(), binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy}), nil
 }
 
 // sortEntries orders live files by partition name, bucket, sequence

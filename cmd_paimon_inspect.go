@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -221,37 +222,37 @@ func liveFiles(s *session, id int64, specs []partitionSpec) ([]fileRow, *snapsho
 	names := map[string]string{}
 	kept := entries[:0]
 	for _, e := range entries {
-		p, err := namer.of(e.Partition)
+		p, err := namer.Of(e.Partition)
 		if err != nil {
 			return nil, nil, fmt.Errorf("file %s: %w", e.File.FileName, err)
 		}
-		if !anySpec(specs, namer.keys, p.values) {
+		if !anySpec(specs, namer.Keys(), p.Strings) {
 			continue
 		}
-		names[string(e.Partition)] = p.name
+		names[string(e.Partition)] = p.Name
 		kept = append(kept, e)
 	}
 	sortEntries(kept, names)
 	dataDir := strings.Trim(sch.Opts().DataFilePathDirectory(), "/")
 	rows := make([]fileRow, len(kept))
 	for i, e := range kept {
-		p, _ := namer.of(e.Partition)
+		p, _ := namer.Of(e.Partition)
 		rows[i] = newFileRow(s.tbl, e, p, dataDir)
 	}
 	return rows, snap, nil
 }
 
-func newFileRow(tbl *lakecore.Table, e manifest.Entry, p partitionName, dataDir string) fileRow {
+func newFileRow(tbl *lakecore.Table, e manifest.Entry, p *binrow.Partition, dataDir string) fileRow {
 	f := e.File
 	r := fileRow{
-		Partition: p.name, Bucket: e.Bucket, FileName: f.FileName, SchemaID: f.SchemaID, Level: f.Level,
+		Partition: p.Name, Bucket: e.Bucket, FileName: f.FileName, SchemaID: f.SchemaID, Level: f.Level,
 		RecordCount: f.RowCount, FileSizeInBytes: f.FileSize, MinSequenceNumber: f.MinSequenceNumber,
 		MaxSequenceNumber: f.MaxSequenceNumber, ExtraFiles: f.ExtraFiles,
 	}
 	if f.ExternalPath != nil && *f.ExternalPath != "" {
 		r.FilePath = *f.ExternalPath
 	} else {
-		r.FilePath = path.Join(tbl.Path(), dataDir, p.dir, fmt.Sprintf("bucket-%d", e.Bucket), f.FileName)
+		r.FilePath = path.Join(tbl.Path(), dataDir, p.Dir, fmt.Sprintf("bucket-%d", e.Bucket), f.FileName)
 	}
 	if i := strings.LastIndexByte(f.FileName, '.'); i >= 0 {
 		r.FileFormat = f.FileName[i+1:]

@@ -194,13 +194,13 @@ func compactFilters(s *session, values []string) ([]*scan.PartitionFilter, error
 			continue
 		}
 		seen[string(e.Partition)] = true
-		p, err := namer.of(e.Partition)
+		p, err := namer.Of(e.Partition)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, part{p.values, p.vals})
-		if anySpec(specs, keys, p.values) {
-			matched = append(matched, part{p.values, p.vals})
+		all = append(all, part{p.Strings, p.Values})
+		if anySpec(specs, keys, p.Strings) {
+			matched = append(matched, part{p.Strings, p.Values})
 		}
 	}
 	if len(matched) == 0 {

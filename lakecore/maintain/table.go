@@ -35,15 +35,11 @@ type table struct {
 	schema     *schema.TableSchema
 	opts       schema.Options
 	partFields []types.DataField
-	partTypes  []types.DataType
 	partOpts   binrow.PartitionOptions
+	parts      *binrow.PartitionNamer
 	dataDir    string // data-file.path-directory, "" when unset
 	snapshots  *snapshot.Manager
 	log        *slog.Logger
-
-	mu       sync.Mutex
-	partDirs map[string]string // partition bytes -> "k=v/k2=v2" escaped
-	partName map[string]string // partition bytes -> "k=v/k2=v2" unescaped
 }
 
 func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *slog.Logger) (*table, error) {
@@ -67,8 +63,6 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		snapshots:  snapshot.NewManager(fio, tablePath),
 		log:        log,
-		partDirs:   map[string]string{},
-		partName:   map[string]string{},
 	}
 	if len(t.partFields) != len(s.PartitionKeys) {
 		return nil, fmt.Errorf("load table %s: partition keys %v are not all fields of schema %d", tablePath, s.PartitionKeys, s.ID)
@@ -76,9 +70,7 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 	if t.log == nil {
 		t.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	for _, f := range t.partFields {
-		t.partTypes = append(t.partTypes, f.Type)
-	}
+	t.parts = binrow.NewPartitionNamer(t.partFields, t.partOpts)
 	return t, nil
 }
 
@@ -103,67 +95,33 @@ func orNow(now func() time.Time) func() time.Time {
 
 // decodePartition returns the values of a serialized partition row.
 func (t *table) decodePartition(part []byte) ([]any, error) {
-	vals, err := binrow.Deserialize(t.partTypes, part)
+	p, err := t.parts.Of(part)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: partition %x: %w", t.path, part, err)
+		return nil, fmt.Errorf("table %s: %w", t.path, err)
 	}
-	return vals, nil
+	return p.Values, nil
 }
 
 // partitionDir returns the escaped partition directory of a serialized
 // partition row ("" for an unpartitioned table), as Java's
 // FileStorePathFactory.getPartitionString computes it.
 func (t *table) partitionDir(part []byte) (string, error) {
-	if len(t.partFields) == 0 {
-		return "", nil
-	}
-	t.mu.Lock()
-	d, ok := t.partDirs[string(part)]
-	t.mu.Unlock()
-	if ok {
-		return d, nil
-	}
-	vals, err := t.decodePartition(part)
+	p, err := t.parts.Of(part)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("table %s: %w", t.path, err)
 	}
-	d, err = binrow.PartitionPath(t.partFields, vals, t.partOpts)
-	if err != nil {
-		return "", fmt.Errorf("table %s: partition directory: %w", t.path, err)
-	}
-	t.mu.Lock()
-	t.partDirs[string(part)] = d
-	t.mu.Unlock()
-	return d, nil
+	return p.Dir, nil
 }
 
 // partitionName is the partition as reports show it: "k1=v1/k2=v2" with
 // the directory values unescaped, "" for an unpartitioned table; for a
 // partition that does not decode, its bytes in hex.
 func (t *table) partitionName(part []byte) string {
-	if len(t.partFields) == 0 {
-		return ""
+	p, err := t.parts.Of(part)
+	if err != nil {
+		return fmt.Sprintf("%x", part)
 	}
-	t.mu.Lock()
-	n, ok := t.partName[string(part)]
-	t.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = fmt.Sprintf("%x", part)
-	if vals, err := t.decodePartition(part); err == nil {
-		if strs, err := binrow.PartitionValues(t.partFields, vals, t.partOpts); err == nil {
-			parts := make([]string, len(strs))
-			for i, s := range strs {
-				parts[i] = t.partFields[i].Name + "=" + s
-			}
-			n = strings.Join(parts, "/")
-		}
-	}
-	t.mu.Lock()
-	t.partName[string(part)] = n
-	t.mu.Unlock()
-	return n
+	return p.Name
 }
 
 // dataRoot is the directory below which partition directories live.
