@@ -356,7 +356,6 @@ type infoPartition struct {
 	Files     int64  `json:"files"`
 	Rows      int64  `json:"rows"`
 	Bytes     int64  `json:"bytes"`
-	buckets   map[int32]bool
 }
 
 type infoConsumer struct {
@@ -407,37 +406,26 @@ func gatherInfo(s *session) (*infoReport, error) {
 	if len(ids) > 0 {
 		r.Snapshots.Earliest, r.Snapshots.Latest = ids[0], ids[len(ids)-1]
 	}
-	files, snap, err := liveFiles(s, 0, nil)
+	snap, err := s.tbl.Snapshots().Latest(s.ctx)
 	if err != nil {
 		return nil, err
 	}
 	if snap != nil {
 		row := newSnapshotRow(snap)
 		r.Latest = &row
-	}
-	byName := map[string]*infoPartition{}
-	for _, f := range files {
-		p := byName[f.Partition]
-		if p == nil {
-			p = &infoPartition{Partition: f.Partition, buckets: map[int32]bool{}}
-			byName[f.Partition] = p
+		stats, err := s.tbl.PartitionStats(s.ctx, snap)
+		if err != nil {
+			return nil, err
 		}
-		for _, q := range []*infoPartition{p, &r.Total} {
-			q.Files++
-			q.Rows += f.RecordCount
-			q.Bytes += f.FileSizeInBytes
+		for _, p := range stats {
+			r.Partitions = append(r.Partitions, infoPartition{Partition: p.Partition.Name, Buckets: p.Buckets, Files: p.Files, Rows: p.Rows, Bytes: p.Bytes})
+			r.Total.Buckets += p.Buckets
+			r.Total.Files += p.Files
+			r.Total.Rows += p.Rows
+			r.Total.Bytes += p.Bytes
 		}
-		p.buckets[f.Bucket] = true
 	}
-	for _, p := range byName {
-		p.Buckets = len(p.buckets)
-		r.Partitions = append(r.Partitions, *p)
-	}
-	sort.Slice(r.Partitions, func(i, j int) bool { return r.Partitions[i].Partition < r.Partitions[j].Partition })
 	r.Total.Partition = "total"
-	for _, p := range r.Partitions {
-		r.Total.Buckets += p.Buckets
-	}
 
 	consumers, err := s.tbl.Consumers().ListInfo(s.ctx)
 	if err != nil {

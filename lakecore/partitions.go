@@ -1,0 +1,71 @@
+package lakecore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+)
+
+// PartitionStats is what one partition holds in a snapshot: its live data
+// files, as Paimon's $partitions system table counts them (record_count,
+// file_size_in_bytes, file_count).
+type PartitionStats struct {
+	// Partition names the partition; its fields are empty for an
+	// unpartitioned table.
+	Partition *binrow.Partition
+	// Buckets is the number of buckets with live files.
+	Buckets int
+	// Files, Rows and Bytes total the live data files.
+	Files, Rows, Bytes int64
+}
+
+// PartitionStats returns the partitions with live data files in snap
+// (which must not be nil), sorted by name; an unpartitioned table has one
+// entry. Partitions are named with the current schema's options. It reads
+// every manifest of the snapshot: about 0.7 s of CPU for 100,000 live
+// files (BenchmarkPlanFull100kFiles).
+func (t *Table) PartitionStats(ctx context.Context, snap *snapshot.Snapshot) ([]PartitionStats, error) {
+	entries, err := t.planner.LiveEntries(ctx, snap, nil)
+	if err != nil {
+		return nil, err
+	}
+	sch := t.Schema()
+	o := sch.Opts()
+	legacy, err := o.PartitionLegacyName()
+	if err != nil {
+		return nil, fmt.Errorf("partition stats of snapshot %d: %w", snap.ID, err)
+	}
+	namer := binrow.NewPartitionNamer(sch.PartitionFields(),
+		binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy})
+
+	type acc struct {
+		PartitionStats
+		buckets map[int32]bool
+	}
+	byPart := map[string]*acc{}
+	for _, e := range entries {
+		a := byPart[string(e.Partition)]
+		if a == nil {
+			p, err := namer.Of(e.Partition)
+			if err != nil {
+				return nil, fmt.Errorf("file %s of snapshot %d: %w", e.File.FileName, snap.ID, err)
+			}
+			a = &acc{PartitionStats: PartitionStats{Partition: p}, buckets: map[int32]bool{}}
+			byPart[string(e.Partition)] = a
+		}
+		a.Files++
+		a.Rows += e.File.RowCount
+		a.Bytes += e.File.FileSize
+		a.buckets[e.Bucket] = true
+	}
+	out := make([]PartitionStats, 0, len(byPart))
+	for _, a := range byPart {
+		a.Buckets = len(a.buckets)
+		out = append(out, a.PartitionStats)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition.Name < out[j].Partition.Name })
+	return out, nil
+}
