@@ -73,7 +73,7 @@ func TestGroupCommit(t *testing.T) {
 	}
 	gate := &gateFileIO{FileIO: local, started: make(chan struct{}), release: make(chan struct{})}
 	tbl := testTable(t, gate)
-	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 7, 16, nil, newOutputMetrics(nil), 0, nil)
+	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 7, 16, nil, newOutputMetrics(nil, Maintenance{}), 0, nil)
 	go g.run()
 
 	ctx := context.Background()
@@ -135,7 +135,7 @@ func TestCloseCommitsQueued(t *testing.T) {
 	}
 	gate := &gateFileIO{FileIO: local, started: make(chan struct{}), release: make(chan struct{})}
 	tbl := testTable(t, gate)
-	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 1, 16, nil, newOutputMetrics(nil), 0, nil)
+	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 1, 16, nil, newOutputMetrics(nil, Maintenance{}), 0, nil)
 	go g.run()
 	ctx := context.Background()
 	res := make(chan commitResult, 2)

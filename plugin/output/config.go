@@ -48,12 +48,18 @@ const (
 	fieldMaintenance     = "maintenance"
 	fieldMaintEnabled    = "enabled"
 	fieldMaintInterval   = "interval"
+	fieldTableMetrics    = "table_metrics"
+	fieldPartitionLimit  = "partition_metrics_limit"
 	fieldCompaction      = "compaction"
 	fieldCompactEnabled  = "enabled"
 )
 
 // DefaultMaintenanceInterval is the default of maintenance.interval.
 const DefaultMaintenanceInterval = time.Minute
+
+// DefaultPartitionMetricsLimit is the default of
+// maintenance.partition_metrics_limit.
+const DefaultPartitionMetricsLimit = 100
 
 // DefaultMaxInFlight is the default of max_in_flight: batches converted and
 // encoded concurrently while one committer gathers the finished ones.
@@ -89,10 +95,17 @@ type Maintenance struct {
 	Interval time.Duration
 	// Compaction also compacts small files (compaction.enabled).
 	Compaction bool
+	// TableMetrics publishes the files, bytes and rows of the latest
+	// snapshot, in total and per partition, after each run
+	// (maintenance.table_metrics).
+	TableMetrics bool
+	// PartitionMetricsLimit bounds the partitions with series of their own
+	// (maintenance.partition_metrics_limit); 0 publishes table totals only.
+	PartitionMetricsLimit int
 }
 
-// active reports whether any maintenance runs.
-func (m Maintenance) active() bool { return m.Enabled || m.Compaction }
+// active reports whether the maintenance goroutine has work.
+func (m Maintenance) active() bool { return m.Enabled || m.Compaction || m.TableMetrics }
 
 // CreateTable is the create_table object.
 type CreateTable struct {
@@ -256,7 +269,11 @@ Besides Benthos' ` + "`output_*`" + ` metrics: ` + "`paimon_rows_written`" + `, 
 ` + "`paimon_commit_retries`" + ` the commit attempts that were retried (another writer took the snapshot id, storage
 failed, or the attempt raced snapshot expiry); ` + "`paimon_commit_failures`" + ` the commits that failed (their batches are delivered again);
 ` + "`paimon_commit_latency_ns`" + ` (timer) the time of each commit; ` + "`paimon_last_snapshot_id`" + ` (gauge) the
-latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that could not become rows.`
+latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that could not become rows. With
+` + "`maintenance.table_metrics`" + ` (default on) the gauges ` + "`paimon_table_files`" + `, ` + "`paimon_table_bytes`" + `,
+` + "`paimon_table_rows`" + `, ` + "`paimon_table_partitions`" + ` and ` + "`paimon_table_partition_files_max`" + ` describe the latest
+snapshot, and ` + "`paimon_partition_files`" + ` and ` + "`paimon_partition_bytes`" + ` (label ` + "`partition`" + `) up to
+` + "`maintenance.partition_metrics_limit`" + ` of its partitions; they are updated after each maintenance run.`
 
 // ConfigSpec returns the complete config spec of the paimon output.
 func ConfigSpec() *service.ConfigSpec {
@@ -323,8 +340,21 @@ func ConfigSpec() *service.ConfigSpec {
 					Description("The least time between two maintenance runs. A run is triggered by a commit and "+
 						"happens in the background, one at a time; it never delays or fails a batch.").
 					Default(DefaultMaintenanceInterval.String()),
+				service.NewBoolField(fieldTableMetrics).
+					Description("After each maintenance run, and once at start, read the latest snapshot's manifests and "+
+						"publish what the table holds: the gauges `paimon_table_files`, `paimon_table_bytes`, "+
+						"`paimon_table_rows`, `paimon_table_partitions`, `paimon_table_partition_files_max` and, per "+
+						"partition (label `partition`), `paimon_partition_files` and `paimon_partition_bytes`. Reading "+
+						"the manifests of a table of 100,000 live files takes about 0.7 s of CPU.").
+					Default(true),
+				service.NewIntField(fieldPartitionLimit).
+					Description("The most partitions with series of their own in `paimon_partition_files` and "+
+						"`paimon_partition_bytes`. A partition keeps its series while it exists and reads 0 once it is "+
+						"dropped or expired; free places go to the partitions with the most files. 0 publishes the "+
+						"table totals only.").
+					Default(DefaultPartitionMetricsLimit),
 			).
-				Description("Automatic table maintenance after commits.").
+				Description("Automatic table maintenance after commits, and the table metrics it publishes.").
 				Advanced(),
 			service.NewObjectField(fieldCompaction,
 				service.NewBoolField(fieldCompactEnabled).
@@ -543,6 +573,15 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.Maintenance.Compaction, err = conf.FieldBool(fieldCompaction, fieldCompactEnabled); err != nil {
 		return c, err
+	}
+	if c.Maintenance.TableMetrics, err = conf.FieldBool(fieldMaintenance, fieldTableMetrics); err != nil {
+		return c, err
+	}
+	if c.Maintenance.PartitionMetricsLimit, err = conf.FieldInt(fieldMaintenance, fieldPartitionLimit); err != nil {
+		return c, err
+	}
+	if c.Maintenance.PartitionMetricsLimit < 0 {
+		return c, fmt.Errorf("maintenance.partition_metrics_limit must not be negative, not %d", c.Maintenance.PartitionMetricsLimit)
 	}
 	if _, err := rowconv.NewConverter(nil, c.Convert); err != nil {
 		return c, errors.New(strings.TrimPrefix(err.Error(), "new converter: "))

@@ -370,21 +370,28 @@ func TestParseMaintenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Maintenance != (Maintenance{Enabled: true, Interval: DefaultMaintenanceInterval}) || !c.Maintenance.active() {
+	want := Maintenance{Enabled: true, Interval: DefaultMaintenanceInterval, TableMetrics: true, PartitionMetricsLimit: DefaultPartitionMetricsLimit}
+	if c.Maintenance != want || !c.Maintenance.active() {
 		t.Errorf("default maintenance %+v", c.Maintenance)
 	}
-	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false, interval: 5m}\ncompaction: {enabled: true}\n")
+	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false, interval: 5m, table_metrics: false}\ncompaction: {enabled: true}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Maintenance != (Maintenance{Interval: 5 * time.Minute, Compaction: true}) || !c.Maintenance.active() {
+	if c.Maintenance != (Maintenance{Interval: 5 * time.Minute, Compaction: true, PartitionMetricsLimit: DefaultPartitionMetricsLimit}) || !c.Maintenance.active() {
 		t.Errorf("maintenance %+v", c.Maintenance)
 	}
-	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false}\n")
+	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false, table_metrics: false}\n")
 	if err != nil || c.Maintenance.active() {
 		t.Errorf("maintenance %+v, %v", c.Maintenance, err)
 	}
-	if _, err := parse(t, "warehouse: /lake\ntable: events\nmaintenance: {interval: -1s}\n"); err == nil {
-		t.Error("negative interval accepted")
+	c, err = parse(t, "warehouse: /lake\ntable: events\nmaintenance: {enabled: false, partition_metrics_limit: 0}\n")
+	if err != nil || !c.Maintenance.active() || c.Maintenance.PartitionMetricsLimit != 0 {
+		t.Errorf("table metrics only: %+v, %v", c.Maintenance, err)
+	}
+	for _, bad := range []string{"maintenance: {interval: -1s}", "maintenance: {partition_metrics_limit: -1}"} {
+		if _, err := parse(t, "warehouse: /lake\ntable: events\n"+bad+"\n"); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }

@@ -34,11 +34,12 @@ import (
 // (Long.MAX_VALUE), so that they never disturb the identifiers the output
 // resolves its own commits by.
 type maintainer struct {
-	tbl  *lakecore.Table
-	conf Maintenance
-	user string
-	log  *service.Logger
-	slog *slog.Logger
+	tbl     *lakecore.Table
+	conf    Maintenance
+	user    string
+	log     *service.Logger
+	slog    *slog.Logger
+	metrics *tableMetrics // nil: no table metrics
 
 	trig chan struct{}
 	stop chan struct{}
@@ -57,10 +58,10 @@ type maintainer struct {
 	ran func()
 }
 
-func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger) *maintainer {
+func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger, metrics *tableMetrics) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &maintainer{
-		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log,
+		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log, metrics: metrics,
 		slog: slog.New(serviceLogHandler{log: log}),
 		trig: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, now: time.Now,
@@ -77,6 +78,9 @@ func (m *maintainer) trigger(*snapshot.Snapshot) {
 
 func (m *maintainer) run() {
 	defer close(m.done)
+	// The table metrics describe the table from the start, before this
+	// output's first commit.
+	m.publishTableMetrics(m.ctx)
 	var last time.Time
 	for {
 		select {
@@ -110,7 +114,8 @@ func (m *maintainer) close() {
 	<-m.done
 }
 
-// runOnce does what the table's options and the config ask for.
+// runOnce does what the table's options and the config ask for, then
+// publishes the table metrics.
 func (m *maintainer) runOnce(ctx context.Context) {
 	if err := m.tbl.Refresh(ctx); err != nil {
 		if ctx.Err() == nil {
@@ -118,6 +123,12 @@ func (m *maintainer) runOnce(ctx context.Context) {
 		}
 		return
 	}
+	m.maintain(ctx)
+	m.publishTableMetrics(ctx)
+}
+
+// maintain runs the expiries and compaction.
+func (m *maintainer) maintain(ctx context.Context) {
 	opts := m.tbl.Schema().Opts()
 	if m.conf.Enabled {
 		// Consumers first, so that an abandoned reader's position no longer
@@ -148,6 +159,27 @@ func (m *maintainer) runOnce(ctx context.Context) {
 	if m.conf.Compaction {
 		rep, err := m.tbl.Compact(ctx, maintain.CompactOptions{CommitUser: m.user, Logger: m.slog})
 		m.report("compaction", rep, err, rep != nil && rep.Tasks > 0)
+	}
+}
+
+// publishTableMetrics reads what the latest snapshot holds into the table
+// metrics, when they are on. A failure is logged; the gauges keep their
+// values until the next run.
+func (m *maintainer) publishTableMetrics(ctx context.Context) {
+	if m.metrics == nil {
+		return
+	}
+	snap, err := m.tbl.Snapshots().Latest(ctx)
+	var stats []lakecore.PartitionStats
+	if err == nil && snap != nil {
+		stats, err = m.tbl.PartitionStats(ctx, snap)
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case err != nil:
+		m.log.Warnf("Table metrics of %s not updated (retried after the next commit): %v", m.tbl.Path(), err)
+	default:
+		m.metrics.publish(stats, len(m.tbl.Schema().PartitionKeys) > 0)
 	}
 }
 

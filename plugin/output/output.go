@@ -75,10 +75,11 @@ type outputMetrics struct {
 	rowsRejected                            *service.MetricCounter
 	commitLatency                           *service.MetricTimer
 	lastSnapshotID                          *service.MetricGauge
+	table                                   *tableMetrics // nil without maintenance.table_metrics
 }
 
-func newOutputMetrics(m *service.Metrics) *outputMetrics {
-	return &outputMetrics{
+func newOutputMetrics(m *service.Metrics, maint Maintenance) *outputMetrics {
+	om := &outputMetrics{
 		rowsWritten:    m.NewCounter("paimon_rows_written"),
 		bytesWritten:   m.NewCounter("paimon_bytes_written"),
 		filesWritten:   m.NewCounter("paimon_files_written"),
@@ -89,6 +90,10 @@ func newOutputMetrics(m *service.Metrics) *outputMetrics {
 		commitLatency:  m.NewTimer("paimon_commit_latency_ns"),
 		lastSnapshotID: m.NewGauge("paimon_last_snapshot_id"),
 	}
+	if maint.TableMetrics {
+		om.table = newTableMetrics(m, maint.PartitionMetricsLimit)
+	}
+	return om
 }
 
 // paimonOutput is the BatchOutput. Connect opens (or creates) the table and
@@ -138,7 +143,7 @@ func newWriteState(s *schema.TableSchema, o rowconv.ConvertOptions) (*writeState
 }
 
 func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
-	return &paimonOutput{conf: c, opts: o, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics())}
+	return &paimonOutput{conf: c, opts: o, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics(), c.Maintenance)}
 }
 
 // Connect opens the warehouse, creates the table if create_table.enabled
@@ -189,7 +194,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	c := &connection{tbl: tbl, seq: newSequenceAllocator(tbl)}
 	var onCommit func(*snapshot.Snapshot)
 	if o.conf.Maintenance.active() {
-		c.maint = newMaintainer(tbl, o.conf, o.log)
+		c.maint = newMaintainer(tbl, o.conf, o.log, o.met.table)
 		onCommit = c.maint.trigger
 	}
 	co := commit.OptionsFromSchema(s, o.conf.CommitUser)

@@ -42,7 +42,7 @@ func TestStaleSnapshotIsDeliveredAgain(t *testing.T) {
 	}
 	fio := &expiringFileIO{FileIO: local}
 	tbl := testTable(t, fio)
-	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 1, 16, nil, newOutputMetrics(nil), 0, nil)
+	g := newGroupCommitter(tbl.NewCommitter("u"), tbl.Snapshots(), 1, 16, nil, newOutputMetrics(nil, Maintenance{}), 0, nil)
 	go g.run()
 	defer func() { _ = g.close(ctx) }()
 
