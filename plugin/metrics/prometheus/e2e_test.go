@@ -2,11 +2,11 @@ package prometheus_test
 
 import (
 	"context"
-	"net/http"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/redpanda-data/benthos/v4/public/service"
+	dto "github.com/prometheus/client_model/go"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 
@@ -15,20 +15,9 @@ import (
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
 
-// TestPaimonOutputMetricsEndToEnd runs generate -> paimon with the
-// prometheus exporter, scrapes /metrics from the stream's HTTP mux and
-// checks every output metric against the table as lakecore reads it back.
-func TestPaimonOutputMetricsEndToEnd(t *testing.T) {
-	const rows = 3000
-	warehouse := t.TempDir()
-
-	sb := service.NewStreamBuilder()
-	mux := http.NewServeMux()
-	sb.SetHTTPMux(mux)
-	must(t, sb.SetMetricsYAML(`prometheus: {}`))
-	must(t, sb.SetLoggerYAML(`level: warn`))
-	must(t, sb.AddInputYAML(`
-generate:
+// generateRows is a generate input of 3,000 rows (id, name, dt) in
+// batches of 250, spread over three dt partitions.
+const generateRows = `generate:
   count: 3000
   interval: ""
   batch_size: 250
@@ -36,12 +25,16 @@ generate:
     let n = counter()
     root.id = $n
     root.name = "row-%d".format($n)
-    root.dt = ["2026-01-01", "2026-01-02", "2026-01-03"].index($n % 3)
-`))
-	must(t, sb.AddOutputYAML(`
+    root.dt = ["2026-01-01", "2026-01-02", "2026-01-03"].index($n % 3)`
+
+// lakeOutput is the paimon output labelled lake that creates db.events,
+// partitioned by dt, in warehouse and commits batches of 250; extra is
+// one more line of its fields.
+func lakeOutput(warehouse, extra string) string {
+	return `
 label: lake
 paimon:
-  warehouse: `+warehouse+`
+  warehouse: ` + warehouse + `
   database: db
   table: events
   create_table:
@@ -53,8 +46,19 @@ paimon:
     partition_keys: [ dt ]
   batching:
     count: 250
-  max_in_flight: 2
-`))
+  ` + extra + "\n"
+}
+
+// TestPaimonOutputMetricsEndToEnd runs generate -> paimon with the
+// prometheus exporter, scrapes /metrics from the stream's HTTP mux and
+// checks every output metric against the table as lakecore reads it back.
+func TestPaimonOutputMetricsEndToEnd(t *testing.T) {
+	const rows = 3000
+	warehouse := t.TempDir()
+
+	sb, mux := newScrapedStream(t)
+	must(t, sb.AddInputYAML(generateRows))
+	must(t, sb.AddOutputYAML(lakeOutput(warehouse, "max_in_flight: 2")))
 	s, err := sb.Build()
 	must(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -116,11 +120,7 @@ paimon:
 	t.Logf("%d rows, %d commits, %d files, %d bytes, mean commit %.1f ms", rows, snap.ID, files, bytes, 1000*sum/float64(count))
 
 	// Read it back snapshot by snapshot with the paimon input.
-	rb := service.NewStreamBuilder()
-	rmux := http.NewServeMux()
-	rb.SetHTTPMux(rmux)
-	must(t, rb.SetMetricsYAML(`prometheus: {}`))
-	must(t, rb.SetLoggerYAML(`level: warn`))
+	rb, rmux := newScrapedStream(t)
 	must(t, rb.AddInputYAML(`
 label: tail
 paimon:
@@ -135,7 +135,11 @@ paimon:
 	must(t, rb.AddOutputYAML(`drop: {}`))
 	rs, err := rb.Build()
 	must(t, err)
+	first, err := tbl.Snapshots().Get(ctx, 1)
+	must(t, err)
+	readStart := time.Now()
 	must(t, rs.Run(ctx))
+	readEnd := time.Now()
 	fams = scrape(t, rmux)
 	tail := []string{"label", "tail", "path", "root.input"}
 	checkIn := func(name string, want float64) {
@@ -152,9 +156,110 @@ paimon:
 	if lag := value(t, fams, "paimon_input_lag_ms", tail...); lag < 0 || lag > 120_000 {
 		t.Errorf("paimon_input_lag_ms = %v", lag)
 	}
+	// Freshness: one observation per batch, each between the reader's
+	// start minus the last commit and its end minus the first commit.
+	batches := value(t, fams, "output_batch_sent", "path", "root.output")
+	count, sum, buckets := histogram(t, fams, "paimon_input_freshness_seconds", tail...)
+	if float64(count) != batches || count == 0 {
+		t.Errorf("paimon_input_freshness_seconds count = %d, want %v (one per batch)", count, batches)
+	}
+	lo := readStart.Sub(time.UnixMilli(snap.TimeMillis)).Seconds() - 0.001
+	hi := readEnd.Sub(time.UnixMilli(first.TimeMillis)).Seconds() + 0.001
+	if sum < float64(count)*lo || sum > float64(count)*hi {
+		t.Errorf("paimon_input_freshness_seconds sum = %v s for %d batches, want each within [%.3f, %.3f] s", sum, count, lo, hi)
+	}
+	t.Logf("freshness: %d batches, mean %.1f ms, bounds [%.1f, %.1f] ms", count, 1000*sum/float64(count), 1000*lo, 1000*hi)
+	for le, n := range buckets {
+		if (le < lo && n != 0) || (le >= hi && n != count) {
+			t.Errorf("paimon_input_freshness_seconds bucket le=%v holds %d of %d, but every batch is within [%.3f, %.3f] s", le, n, count, lo, hi)
+		}
+	}
 	for _, name := range []string{"paimon_input_consumer_errors", "paimon_input_rows_dropped", "paimon_input_snapshots_expired"} {
 		if f, ok := fams[name]; ok {
 			t.Errorf("%s exported with %v, want no sample", name, f.GetMetric())
 		}
 	}
+}
+
+// TestPaimonTableMetricsEndToEnd runs generate -> paimon with the table
+// metrics on and a limit of two partition series, scrapes /metrics while
+// the pipeline runs until the gauges describe every row, and checks them
+// against the table's partition stats.
+func TestPaimonTableMetricsEndToEnd(t *testing.T) {
+	const rows = 3000
+	warehouse := t.TempDir()
+
+	sb, mux := newScrapedStream(t)
+	// The second input keeps the pipeline running after the rows, so the
+	// gauges are scraped from a live output.
+	must(t, sb.AddInputYAML(`
+sequence:
+  inputs:
+    - `+strings.ReplaceAll(generateRows, "\n", "\n      ")+`
+    - generate:
+        interval: 1h
+        mapping: root = deleted()
+`))
+	must(t, sb.AddOutputYAML(lakeOutput(warehouse, "maintenance: {interval: 0s, partition_metrics_limit: 2}")))
+	s, err := sb.Build()
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	runErr := make(chan error, 1)
+	go func() { runErr <- s.Run(ctx) }()
+	defer func() {
+		must(t, s.Stop(context.Background()))
+		<-runErr
+	}()
+
+	lake := []string{"label", "lake", "path", "root.output"}
+	var fams map[string]*dto.MetricFamily
+	for deadline := time.Now().Add(time.Minute); ; {
+		fams = scrape(t, mux)
+		if f, ok := fams["paimon_table_rows"]; ok && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge().GetValue() == rows {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("paimon_table_rows never reached %d: %v", rows, fams["paimon_table_rows"])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	tbl, err := lakecore.Open(ctx, warehouse, "db", "events")
+	must(t, err)
+	snap, err := tbl.Snapshots().Latest(ctx)
+	must(t, err)
+	stats, err := tbl.PartitionStats(ctx, snap)
+	must(t, err)
+	if len(stats) != 3 {
+		t.Fatalf("%d partitions, want 3", len(stats))
+	}
+	var files, bytes, maxFiles int64
+	for _, p := range stats {
+		files += p.Files
+		bytes += p.Bytes
+		maxFiles = max(maxFiles, p.Files)
+	}
+	check := func(name string, want int64, labels ...string) {
+		t.Helper()
+		if got := value(t, fams, name, append(labels, lake...)...); got != float64(want) {
+			t.Errorf("%s%v = %v, want %d", name, labels, got, want)
+		}
+	}
+	check("paimon_table_files", files)
+	check("paimon_table_bytes", bytes)
+	check("paimon_table_partitions", 3)
+	check("paimon_table_partition_files_max", maxFiles)
+	// Every commit wrote one file per partition, so the three tie and the
+	// two places go to the first two by name.
+	for _, p := range stats[:2] {
+		check("paimon_partition_files", p.Files, "partition", p.Partition.Name)
+		check("paimon_partition_bytes", p.Bytes, "partition", p.Partition.Name)
+	}
+	for _, m := range fams["paimon_partition_files"].GetMetric() {
+		if hasLabels(m, []string{"partition", stats[2].Partition.Name}) {
+			t.Errorf("partition %s has a series beyond partition_metrics_limit: %v", stats[2].Partition.Name, m)
+		}
+	}
+	t.Logf("%d files, %d bytes in 3 partitions after %d snapshots", files, bytes, snap.ID)
 }

@@ -257,11 +257,7 @@ func TestConfigParse(t *testing.T) {
 // TestBenthosPipelineMetrics runs a stream with `metrics: {prometheus: {}}`
 // and checks Benthos' own metrics as served on the stream's HTTP mux.
 func TestBenthosPipelineMetrics(t *testing.T) {
-	sb := service.NewStreamBuilder()
-	mux := http.NewServeMux()
-	sb.SetHTTPMux(mux)
-	must(t, sb.SetMetricsYAML(`prometheus: {}`))
-	must(t, sb.SetLoggerYAML(`level: warn`))
+	sb, mux := newScrapedStream(t)
 	must(t, sb.AddInputYAML(`
 label: gen
 generate:

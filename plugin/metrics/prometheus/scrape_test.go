@@ -8,7 +8,21 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/redpanda-data/benthos/v4/public/service"
 )
+
+// newScrapedStream returns a stream builder with the prometheus exporter
+// and warn-level logs whose HTTP endpoints (/metrics among them) are
+// served by the returned mux.
+func newScrapedStream(t *testing.T) (*service.StreamBuilder, *http.ServeMux) {
+	t.Helper()
+	sb := service.NewStreamBuilder()
+	mux := http.NewServeMux()
+	sb.SetHTTPMux(mux)
+	must(t, sb.SetMetricsYAML(`prometheus: {}`))
+	must(t, sb.SetLoggerYAML(`level: warn`))
+	return sb, mux
+}
 
 // scrape GETs /metrics from h and parses the exposition text, so the tests
 // check what a Prometheus server would see, not the registry's internals.
