@@ -85,6 +85,31 @@ func Measurements() []Measurement {
 	}
 }
 
+// profileTopN is how many functions each profile table lists.
+const profileTopN = 12
+
+// profileUnmet adds to s, when it misses a target and can run its workload
+// again, a CPU profile of one more run: the top costs that explain the
+// miss. A profile that cannot be taken becomes a note.
+func profileUnmet(e *Env, s *Section) {
+	missed := unmet(s)
+	if len(missed) == 0 || s.profile == nil {
+		return
+	}
+	goals := make([]string, len(missed))
+	for i, tg := range missed {
+		goals[i] = tg.issue + " " + tg.goal
+	}
+	e.Logf("   target not met (%s): profiling one more run", strings.Join(goals, "; "))
+	tables, err := profileTables(e.dir, s.Name, s.profile, profileTopN)
+	if err != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s); its CPU profile could not be taken: %v", strings.Join(goals, "; "), err))
+		return
+	}
+	s.Tables = append(s.Tables, tables...)
+	s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s): the last two tables profile one more run of the workload that misses it.", strings.Join(goals, "; ")))
+}
+
 // Env is what a measurement works with: the configuration, a scratch
 // directory of its own and, on demand, an S3 server.
 type Env struct {
@@ -183,6 +208,9 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 			s = &Section{Name: m.Name}
 		}
 		s.Name = m.Name
+		if err == nil {
+			profileUnmet(e, s)
+		}
 		s.Elapsed = time.Since(start)
 		if err != nil {
 			s.Err = err.Error()

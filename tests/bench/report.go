@@ -38,6 +38,11 @@ type Section struct {
 	// Figures are the headline numbers by key, for tests and for the
 	// targets summary (for example "ratio_paimon_file").
 	Figures map[string]float64
+
+	// profile, when set, runs the section's main workload once more; the
+	// harness runs it under the CPU profiler when a target this section
+	// judges is not met (see profileUnmet).
+	profile func() error
 }
 
 func (s *Section) figure(key string, v float64) {
@@ -344,6 +349,17 @@ var targets = []target{
 	{"#6", "paimon input rows/s / parquet-go reading the same files ≥ 0.7", "tail", "ratio_input_parquet", "", func(v float64) bool { return v >= 0.7 }, fRatio},
 	{"#6", "write-to-visible p95 ≤ 300 ms (batching 100 ms, discovery 100 ms, local disk)", "freshness", "local_p95_ms", "", func(v float64) bool { return v <= 300 }, func(v float64) string { return fMs(v) + " ms" }},
 	{"#2", "full plan of 100,000 live files < 1 s", "planning", "plan_ms", "plan_cpu_ms", func(v float64) bool { return v < 1000 }, func(v float64) string { return fMs(v) + " ms" }},
+}
+
+// unmet returns the targets judged by section s that its figures miss.
+func unmet(s *Section) []target {
+	var out []target
+	for _, tg := range targets {
+		if v, ok := s.Figures[tg.key]; ok && tg.section == s.Name && !tg.met(v) {
+			out = append(out, tg)
+		}
+	}
+	return out
 }
 
 func (r *Report) targets() Table {

@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"crypto/sha256"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParsePprofTop(t *testing.T) {
+	out := `File: report
+Type: cpu
+Time: 2026-11-29 13:00:00 UTC
+Duration: 3.20s, Total samples = 4.10s (128.12%)
+Showing nodes accounting for 2.50s, 60.98% of 4.10s total
+Dropped 120 nodes (cum <= 0.02s)
+Showing top 3 nodes out of 180
+      flat  flat%   sum%        cum   cum%
+     0.74s 18.05% 18.05%      0.90s 21.95%  runtime.mallocgc
+     0.49s 11.95% 30.00%      0.60s 14.63%  runtime.mapassign_faststr
+     0.33s  8.05% 38.05%      3.01s 73.41%  github.com/benthos-paimon/benthos-paimon/plugin/input.(*messageBuilder).message (inline)
+`
+	rows, err := parsePprofTop(out, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"`runtime.mallocgc`", "18.05%", "21.95%"}, {"`runtime.mapassign_faststr`", "11.95%", "14.63%"}}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+	rows, err = parsePprofTop(out, 10)
+	if err != nil || len(rows) != 3 || rows[2][0] != "`input.(*messageBuilder).message (inline)`" {
+		t.Errorf("all rows: %q, %v", rows, err)
+	}
+	if _, err := parsePprofTop("go: unknown tool\n", 5); err == nil {
+		t.Error("output without the header accepted")
+	}
+}
+
+// burnCPU hashes for d of wall time, a function the profile must show.
+func burnCPU(d time.Duration) {
+	sum := sha256.Sum256(nil)
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		for range 1000 {
+			sum = sha256.Sum256(sum[:])
+		}
+	}
+}
+
+func TestProfileTables(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles half a second of work and runs go tool pprof")
+	}
+	tables, err := profileTables(t.TempDir(), "burn", func() error { burnCPU(500 * time.Millisecond); return nil }, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) != 2 || len(tables[0].Rows) == 0 {
+		t.Fatalf("tables %+v", tables)
+	}
+	var flat []string
+	for _, r := range tables[0].Rows {
+		flat = append(flat, r[0])
+	}
+	if !strings.Contains(strings.Join(flat, " "), "sha256") {
+		t.Errorf("the top functions %v do not show the hashing that took the time", flat)
+	}
+	for _, r := range tables[1].Rows {
+		if !strings.Contains(r[0], "bench.") {
+			t.Errorf("module table lists %s, which is not this module's", r[0])
+		}
+	}
+}
+
+func TestProfileUnmet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles half a second of work and runs go tool pprof")
+	}
+	e := &Env{dir: t.TempDir()}
+	burn := func() error { burnCPU(300 * time.Millisecond); return nil }
+
+	met := &Section{Name: "tail", Figures: map[string]float64{"ratio_input_parquet": 0.9}, profile: burn}
+	profileUnmet(e, met)
+	if len(met.Tables) != 0 || len(met.Notes) != 0 {
+		t.Errorf("a met target was profiled: %+v", met)
+	}
+
+	missed := &Section{Name: "tail", Figures: map[string]float64{"ratio_input_parquet": 0.5}, profile: burn}
+	profileUnmet(e, missed)
+	if len(missed.Tables) != 2 || len(missed.Notes) != 1 || !strings.Contains(missed.Notes[0], "Target not met (#6 paimon input rows/s") {
+		t.Errorf("a missed target: tables %d, notes %q", len(missed.Tables), missed.Notes)
+	}
+}
