@@ -33,6 +33,10 @@ import (
 // commit user "<commit_user>-maintenance" with Java's batch identifier
 // (Long.MAX_VALUE), so that they never disturb the identifiers the output
 // resolves its own commits by.
+//
+// After each run, and once when it starts, it also publishes the table
+// metrics (maintenance.table_metrics) from the latest snapshot, whatever
+// write-only says: they describe the table, not work done on it.
 type maintainer struct {
 	tbl     *lakecore.Table
 	conf    Maintenance
