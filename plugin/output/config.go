@@ -273,7 +273,10 @@ latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that co
 ` + "`maintenance.table_metrics`" + ` (default on) the gauges ` + "`paimon_table_files`" + `, ` + "`paimon_table_bytes`" + `,
 ` + "`paimon_table_rows`" + `, ` + "`paimon_table_partitions`" + ` and ` + "`paimon_table_partition_files_max`" + ` describe the latest
 snapshot, and ` + "`paimon_partition_files`" + ` and ` + "`paimon_partition_bytes`" + ` (label ` + "`partition`" + `) up to
-` + "`maintenance.partition_metrics_limit`" + ` of its partitions; they are updated after each maintenance run.`
+` + "`maintenance.partition_metrics_limit`" + ` of its partitions; they are updated after each maintenance run.
+` + "`paimon_snapshots_expired`" + `, ` + "`paimon_partitions_expired`" + `, ` + "`paimon_compactions`" + `,
+` + "`paimon_compaction_files_rewritten`" + `, ` + "`paimon_compaction_bytes_rewritten`" + ` and
+` + "`paimon_compaction_files_written`" + ` count what the automatic maintenance did, ` + "`paimon_maintenance_failures`" + ` its failures.`
 
 // ConfigSpec returns the complete config spec of the paimon output.
 func ConfigSpec() *service.ConfigSpec {

@@ -38,12 +38,12 @@ import (
 // metrics (maintenance.table_metrics) from the latest snapshot, whatever
 // write-only says: they describe the table, not work done on it.
 type maintainer struct {
-	tbl     *lakecore.Table
-	conf    Maintenance
-	user    string
-	log     *service.Logger
-	slog    *slog.Logger
-	metrics *tableMetrics // nil: no table metrics
+	tbl  *lakecore.Table
+	conf Maintenance
+	user string
+	log  *service.Logger
+	slog *slog.Logger
+	met  *outputMetrics
 
 	trig chan struct{}
 	stop chan struct{}
@@ -62,10 +62,10 @@ type maintainer struct {
 	ran func()
 }
 
-func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger, metrics *tableMetrics) *maintainer {
+func newMaintainer(tbl *lakecore.Table, c Config, log *service.Logger, met *outputMetrics) *maintainer {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &maintainer{
-		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log, metrics: metrics,
+		tbl: tbl, conf: c.Maintenance, user: c.CommitUser + "-maintenance", log: log, met: met,
 		slog: slog.New(serviceLogHandler{log: log}),
 		trig: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
 		ctx: ctx, cancel: cancel, now: time.Now,
@@ -123,6 +123,7 @@ func (m *maintainer) close() {
 func (m *maintainer) runOnce(ctx context.Context) {
 	if err := m.tbl.Refresh(ctx); err != nil {
 		if ctx.Err() == nil {
+			m.met.maintenance.failures.Incr(1)
 			m.log.Warnf("Maintenance of table %s skipped: %v", m.tbl.Path(), err)
 		}
 		return
@@ -170,7 +171,7 @@ func (m *maintainer) maintain(ctx context.Context) {
 // metrics, when they are on. A failure is logged; the gauges keep their
 // values until the next run.
 func (m *maintainer) publishTableMetrics(ctx context.Context) {
-	if m.metrics == nil {
+	if m.met.table == nil {
 		return
 	}
 	snap, err := m.tbl.Snapshots().Latest(ctx)
@@ -181,9 +182,10 @@ func (m *maintainer) publishTableMetrics(ctx context.Context) {
 	switch {
 	case err != nil && ctx.Err() != nil:
 	case err != nil:
+		m.met.maintenance.failures.Incr(1)
 		m.log.Warnf("Table metrics of %s not updated (retried after the next commit): %v", m.tbl.Path(), err)
 	default:
-		m.metrics.publish(stats, len(m.tbl.Schema().PartitionKeys) > 0)
+		m.met.table.publish(stats, len(m.tbl.Schema().PartitionKeys) > 0)
 	}
 }
 
@@ -205,6 +207,7 @@ func (m *maintainer) expireConsumers(ctx context.Context, opts schema.Options) {
 	switch {
 	case err != nil && ctx.Err() != nil:
 	case err != nil:
+		m.met.maintenance.failures.Incr(1)
 		m.log.Warnf("Automatic consumer expiry of table %s failed (retried after the next commit): %v", m.tbl.Path(), err)
 	case len(ids) > 0:
 		m.log.Infof("Automatic consumer expiry of table %s: removed consumers %s, not updated for %v (consumer.expiration-time)",
@@ -212,16 +215,48 @@ func (m *maintainer) expireConsumers(ctx context.Context, opts schema.Options) {
 	}
 }
 
+// report logs and counts the outcome of one operation.
 func (m *maintainer) report(what string, rep *maintain.Report, err error, changed bool) {
+	if err == nil {
+		m.met.maintenance.record(rep)
+	}
 	switch {
 	case err != nil && m.ctx.Err() != nil:
 		m.log.Debugf("%s of table %s interrupted by shutdown: %v", what, m.tbl.Path(), err)
 	case err != nil:
+		m.met.maintenance.failures.Incr(1)
 		m.log.Warnf("Automatic %s of table %s failed (retried after the next commit): %v", what, m.tbl.Path(), err)
 	case changed:
 		m.log.Infof("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
 	case rep != nil:
 		m.log.Debugf("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
+	}
+}
+
+// maintenanceMetrics count what the output's automatic maintenance did,
+// and its failures (any operation, or the table metrics, that failed for
+// another reason than shutdown).
+type maintenanceMetrics struct {
+	snapshotsExpired, partitionsExpired                     *service.MetricCounter
+	compactions, compactedFiles, compactedBytes, compactOut *service.MetricCounter
+	failures                                                *service.MetricCounter
+}
+
+// record counts what a successful operation's report says it did.
+func (mm *maintenanceMetrics) record(rep *maintain.Report) {
+	if rep == nil || rep.DryRun {
+		return
+	}
+	switch rep.Operation {
+	case maintain.OpExpireSnapshots:
+		mm.snapshotsExpired.Incr(int64(rep.SnapshotsExpired))
+	case maintain.OpExpirePartitions:
+		mm.partitionsExpired.Incr(int64(len(rep.PartitionsDropped)))
+	case maintain.OpCompact:
+		mm.compactions.Incr(int64(len(rep.Snapshots)))
+		mm.compactedFiles.Incr(rep.Rewritten.Files)
+		mm.compactedBytes.Incr(rep.Rewritten.Bytes)
+		mm.compactOut.Incr(rep.Written.Files)
 	}
 }
 

@@ -68,7 +68,7 @@ func newMaintTable(t *testing.T, options map[string]string) *maintTable {
 // maintainer returns a maintainer of the table for conf (commit user "w").
 func (m *maintTable) maintainer(conf Maintenance) *maintainer {
 	log := service.NewLoggerFromSlog(slog.New(slog.NewTextHandler(m.logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	return newMaintainer(m.tbl, Config{CommitUser: "w", Maintenance: conf}, log, nil)
+	return newMaintainer(m.tbl, Config{CommitUser: "w", Maintenance: conf}, log, newOutputMetrics(nil, Maintenance{}))
 }
 
 // commit appends one row to each partition as one APPEND snapshot of user

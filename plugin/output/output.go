@@ -75,6 +75,7 @@ type outputMetrics struct {
 	rowsRejected                            *service.MetricCounter
 	commitLatency                           *service.MetricTimer
 	lastSnapshotID                          *service.MetricGauge
+	maintenance                             *maintenanceMetrics
 	table                                   *tableMetrics // nil without maintenance.table_metrics
 }
 
@@ -89,6 +90,15 @@ func newOutputMetrics(m *service.Metrics, maint Maintenance) *outputMetrics {
 		rowsRejected:   m.NewCounter("paimon_rows_rejected"),
 		commitLatency:  m.NewTimer("paimon_commit_latency_ns"),
 		lastSnapshotID: m.NewGauge("paimon_last_snapshot_id"),
+		maintenance: &maintenanceMetrics{
+			snapshotsExpired:  m.NewCounter("paimon_snapshots_expired"),
+			partitionsExpired: m.NewCounter("paimon_partitions_expired"),
+			compactions:       m.NewCounter("paimon_compactions"),
+			compactedFiles:    m.NewCounter("paimon_compaction_files_rewritten"),
+			compactedBytes:    m.NewCounter("paimon_compaction_bytes_rewritten"),
+			compactOut:        m.NewCounter("paimon_compaction_files_written"),
+			failures:          m.NewCounter("paimon_maintenance_failures"),
+		},
 	}
 	if maint.TableMetrics {
 		om.table = newTableMetrics(m, maint.PartitionMetricsLimit)
@@ -194,7 +204,7 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	c := &connection{tbl: tbl, seq: newSequenceAllocator(tbl)}
 	var onCommit func(*snapshot.Snapshot)
 	if o.conf.Maintenance.active() {
-		c.maint = newMaintainer(tbl, o.conf, o.log, o.met.table)
+		c.maint = newMaintainer(tbl, o.conf, o.log, o.met)
 		onCommit = c.maint.trigger
 	}
 	co := commit.OptionsFromSchema(s, o.conf.CommitUser)

@@ -114,7 +114,7 @@ func TestMaintenanceTableMetrics(t *testing.T) {
 	m.commit("2999-01-01")
 	mt := m.maintainer(Maintenance{Enabled: true})
 	tm, rec := newRecordedTableMetrics(10)
-	mt.metrics = tm
+	mt.met.table = tm
 	mt.runOnce(context.Background())
 
 	stats, err := m.tbl.PartitionStats(context.Background(), m.latest())
