@@ -2,6 +2,8 @@ package prometheus_test
 
 import (
 	"context"
+	"maps"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,8 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -28,9 +32,10 @@ const generateRows = `generate:
     root.dt = ["2026-01-01", "2026-01-02", "2026-01-03"].index($n % 3)`
 
 // lakeOutput is the paimon output labelled lake that creates db.events,
-// partitioned by dt, in warehouse and commits batches of 250; extra is
-// one more line of its fields.
-func lakeOutput(warehouse, extra string) string {
+// partitioned by dt and with the table options (a YAML flow map), in
+// warehouse and commits batches of 250; extra is one more line of its
+// fields.
+func lakeOutput(warehouse, options, extra string) string {
 	return `
 label: lake
 paimon:
@@ -44,9 +49,71 @@ paimon:
       - { name: name, type: STRING }
       - { name: dt, type: STRING NOT NULL }
     partition_keys: [ dt ]
+    options: ` + options + `
   batching:
     count: 250
   ` + extra + "\n"
+}
+
+// lake are the labels of the lake output's series.
+var lake = []string{"label", "lake", "path", "root.output"}
+
+// startLive runs the generated rows into output and keeps the stream (and
+// so the output) running after them until the test ends; it returns the
+// stream's HTTP mux.
+func startLive(t *testing.T, output string) *http.ServeMux {
+	t.Helper()
+	sb, mux := newScrapedStream(t)
+	must(t, sb.AddInputYAML(`
+sequence:
+  inputs:
+    - `+strings.ReplaceAll(generateRows, "\n", "\n      ")+`
+    - generate:
+        interval: 1h
+        mapping: root = deleted()
+`))
+	must(t, sb.AddOutputYAML(output))
+	s, err := sb.Build()
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	runErr := make(chan error, 1)
+	go func() { runErr <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		must(t, s.Stop(context.Background()))
+		<-runErr
+		cancel()
+	})
+	return mux
+}
+
+// waitFor scrapes mux until cond holds for what it returns, failing after
+// a minute.
+func waitFor(t *testing.T, mux *http.ServeMux, what string, cond func(map[string]*dto.MetricFamily) bool) map[string]*dto.MetricFamily {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		fams := scrape(t, mux)
+		if cond(fams) {
+			return fams
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited a minute for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// sample returns the value of the lake output's series of a counter or
+// gauge, and whether it exists.
+func sample(fams map[string]*dto.MetricFamily, name string) (float64, bool) {
+	for _, m := range fams[name].GetMetric() {
+		if hasLabels(m, lake) {
+			if m.Counter != nil {
+				return m.GetCounter().GetValue(), true
+			}
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
 }
 
 // TestPaimonOutputMetricsEndToEnd runs generate -> paimon with the
@@ -58,7 +125,7 @@ func TestPaimonOutputMetricsEndToEnd(t *testing.T) {
 
 	sb, mux := newScrapedStream(t)
 	must(t, sb.AddInputYAML(generateRows))
-	must(t, sb.AddOutputYAML(lakeOutput(warehouse, "max_in_flight: 2")))
+	must(t, sb.AddOutputYAML(lakeOutput(warehouse, "{}", "max_in_flight: 2")))
 	s, err := sb.Build()
 	must(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -86,7 +153,6 @@ func TestPaimonOutputMetricsEndToEnd(t *testing.T) {
 	}
 
 	fams := scrape(t, mux)
-	lake := []string{"label", "lake", "path", "root.output"}
 	check := func(name string, want float64) {
 		t.Helper()
 		if got := value(t, fams, name, lake...); got != want {
@@ -189,42 +255,13 @@ func TestPaimonTableMetricsEndToEnd(t *testing.T) {
 	const rows = 3000
 	warehouse := t.TempDir()
 
-	sb, mux := newScrapedStream(t)
-	// The second input keeps the pipeline running after the rows, so the
-	// gauges are scraped from a live output.
-	must(t, sb.AddInputYAML(`
-sequence:
-  inputs:
-    - `+strings.ReplaceAll(generateRows, "\n", "\n      ")+`
-    - generate:
-        interval: 1h
-        mapping: root = deleted()
-`))
-	must(t, sb.AddOutputYAML(lakeOutput(warehouse, "maintenance: {interval: 0s, partition_metrics_limit: 2}")))
-	s, err := sb.Build()
-	must(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	runErr := make(chan error, 1)
-	go func() { runErr <- s.Run(ctx) }()
-	defer func() {
-		must(t, s.Stop(context.Background()))
-		<-runErr
-	}()
+	mux := startLive(t, lakeOutput(warehouse, "{}", "maintenance: {interval: 0s, partition_metrics_limit: 2}"))
+	fams := waitFor(t, mux, "paimon_table_rows to reach every row", func(fams map[string]*dto.MetricFamily) bool {
+		v, ok := sample(fams, "paimon_table_rows")
+		return ok && v == rows
+	})
 
-	lake := []string{"label", "lake", "path", "root.output"}
-	var fams map[string]*dto.MetricFamily
-	for deadline := time.Now().Add(time.Minute); ; {
-		fams = scrape(t, mux)
-		if f, ok := fams["paimon_table_rows"]; ok && len(f.GetMetric()) == 1 && f.GetMetric()[0].GetGauge().GetValue() == rows {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("paimon_table_rows never reached %d: %v", rows, fams["paimon_table_rows"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-
+	ctx := context.Background()
 	tbl, err := lakecore.Open(ctx, warehouse, "db", "events")
 	must(t, err)
 	snap, err := tbl.Snapshots().Latest(ctx)
@@ -262,4 +299,95 @@ sequence:
 		}
 	}
 	t.Logf("%d files, %d bytes in 3 partitions after %d snapshots", files, bytes, snap.ID)
+}
+
+// TestPaimonMaintenanceMetricsEndToEnd runs generate -> paimon with the
+// output's maintenance expiring snapshots (retaining 3) in one pipeline
+// and compacting (5 files or more per partition) in another, waits until
+// the maintenance has nothing left to do, and checks its counters against
+// the snapshots it left.
+func TestPaimonMaintenanceMetricsEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	t.Run("expiry", func(t *testing.T) {
+		warehouse := t.TempDir()
+		mux := startLive(t, lakeOutput(warehouse, `{snapshot.num-retained.min: "3", snapshot.num-retained.max: "3"}`,
+			"maintenance: {interval: 0s}"))
+		fams := waitFor(t, mux, "expiry down to 3 snapshots after every row", func(fams map[string]*dto.MetricFamily) bool {
+			rows, _ := sample(fams, "paimon_table_rows")
+			last, _ := sample(fams, "paimon_last_snapshot_id")
+			expired, _ := sample(fams, "paimon_snapshots_expired")
+			return rows == 3000 && expired == last-3
+		})
+		tbl, err := lakecore.Open(ctx, warehouse, "db", "events")
+		must(t, err)
+		ids, err := tbl.Snapshots().ListIDs(ctx)
+		must(t, err)
+		last, _ := sample(fams, "paimon_last_snapshot_id")
+		if len(ids) != 3 || float64(ids[2]) != last || value(t, fams, "paimon_snapshots_expired", lake...) != float64(ids[0]-1) {
+			t.Errorf("snapshots %v left, last committed %v, paimon_snapshots_expired %v", ids, last, value(t, fams, "paimon_snapshots_expired", lake...))
+		}
+		if _, ok := sample(fams, "paimon_maintenance_failures"); ok {
+			t.Errorf("paimon_maintenance_failures exported: %v", fams["paimon_maintenance_failures"])
+		}
+	})
+	t.Run("compaction", func(t *testing.T) {
+		warehouse := t.TempDir()
+		mux := startLive(t, lakeOutput(warehouse, `{compaction.min.file-num: "5"}`,
+			"maintenance: {interval: 0s}\n  compaction: {enabled: true}"))
+		// Each batch writes one file per partition, 12 in all; compaction
+		// leaves fewer than 5 per partition, and then has nothing to do.
+		var stable map[string]float64
+		fams := waitFor(t, mux, "compaction to settle after every row", func(fams map[string]*dto.MetricFamily) bool {
+			now := map[string]float64{}
+			for _, n := range []string{"paimon_table_rows", "paimon_table_partition_files_max", "paimon_compactions",
+				"paimon_compaction_files_rewritten", "paimon_compaction_bytes_rewritten", "paimon_compaction_files_written", "paimon_commits"} {
+				now[n], _ = sample(fams, n)
+			}
+			settled := now["paimon_table_rows"] == 3000 && now["paimon_commits"] > 0 && now["paimon_compactions"] > 0 &&
+				now["paimon_table_partition_files_max"] < 5 && maps.Equal(now, stable)
+			stable = now
+			if !settled {
+				time.Sleep(200 * time.Millisecond) // two scrapes apart agree: nothing ran in between
+			}
+			return settled
+		})
+		tbl, err := lakecore.Open(ctx, warehouse, "db", "events")
+		must(t, err)
+		ids, err := tbl.Snapshots().ListIDs(ctx)
+		must(t, err)
+		var compactions, rewritten, rewrittenBytes, written int64
+		for _, id := range ids {
+			s, err := tbl.Snapshots().Get(ctx, id)
+			must(t, err)
+			if s.CommitKind != snapshot.CommitCompact {
+				continue
+			}
+			compactions++
+			metas, err := manifest.ReadFileMetas(ctx, tbl.FileIO(), tbl.Path(), s.DeltaManifestList)
+			must(t, err)
+			for _, m := range metas {
+				entries, err := manifest.ReadEntries(ctx, tbl.FileIO(), tbl.Path(), m.FileName)
+				must(t, err)
+				for _, e := range entries {
+					if e.Kind == manifest.FileKindDelete {
+						rewritten++
+						rewrittenBytes += e.File.FileSize
+					} else {
+						written++
+					}
+				}
+			}
+		}
+		check := func(name string, want int64) {
+			t.Helper()
+			if got := value(t, fams, name, lake...); got != float64(want) {
+				t.Errorf("%s = %v, want %d", name, got, want)
+			}
+		}
+		check("paimon_compactions", compactions)
+		check("paimon_compaction_files_rewritten", rewritten)
+		check("paimon_compaction_bytes_rewritten", rewrittenBytes)
+		check("paimon_compaction_files_written", written)
+		t.Logf("%d snapshots, %d COMPACT: %d files rewritten into %d", len(ids), compactions, rewritten, written)
+	})
 }
