@@ -88,26 +88,25 @@ func Measurements() []Measurement {
 // profileTopN is how many functions each profile table lists.
 const profileTopN = 12
 
-// profileUnmet adds to s, when it misses a target and can run its workload
-// again, a CPU profile of one more run: the top costs that explain the
-// miss. A profile that cannot be taken becomes a note.
+// profileUnmet adds to s, for each target it misses whose workload it can
+// run again, a CPU profile of more runs of that workload: the top costs
+// that explain the miss. A profile that cannot be taken becomes a note.
 func profileUnmet(e *Env, s *Section) {
-	missed := unmet(s)
-	if len(missed) == 0 || s.profile == nil {
-		return
+	for _, tg := range unmet(s) {
+		run := s.profiles[tg.key]
+		if run == nil {
+			continue
+		}
+		goal := tg.issue + " " + tg.goal
+		e.Logf("   target not met (%s): profiling its workload", goal)
+		tables, err := profileTables(e.dir, tg.key, run, profileTopN)
+		if err != nil {
+			s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s); its CPU profile could not be taken: %v", goal, err))
+			continue
+		}
+		s.Tables = append(s.Tables, tables...)
+		s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s): the tables headed \"CPU profile of %s\" show where its workload spends its time.", goal, tg.key))
 	}
-	goals := make([]string, len(missed))
-	for i, tg := range missed {
-		goals[i] = tg.issue + " " + tg.goal
-	}
-	e.Logf("   target not met (%s): profiling one more run", strings.Join(goals, "; "))
-	tables, err := profileTables(e.dir, s.Name, s.profile, profileTopN)
-	if err != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s); its CPU profile could not be taken: %v", strings.Join(goals, "; "), err))
-		return
-	}
-	s.Tables = append(s.Tables, tables...)
-	s.Notes = append(s.Notes, fmt.Sprintf("Target not met (%s): the last two tables profile one more run of the workload that misses it.", strings.Join(goals, "; ")))
 }
 
 // Env is what a measurement works with: the configuration, a scratch

@@ -262,10 +262,10 @@ func measurePlanning(ctx context.Context, e *Env) (*Section, error) {
 	}}
 	s.figure("plan_ms", full.Median())
 	s.figure("plan_cpu_ms", fullCPU.Median())
-	s.profile = func() error {
+	s.profile("plan_ms", func(int) error {
 		_, err := scan.NewPlanner(st.tbl.FileIO(), st.tbl.Path()).Full(ctx, snap, nil)
 		return err
-	}
+	})
 	return s, nil
 }
 

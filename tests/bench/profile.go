@@ -8,13 +8,26 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"time"
 )
 
-// profileTables runs run once under the CPU profiler and renders the
-// profile with `go tool pprof -top`: the functions with the most time of
-// their own, and this module's functions by cumulative time. It needs the
-// go command on PATH, as `make bench` has; the profile is written to dir.
-func profileTables(dir, name string, run func() error, n int) ([]Table, error) {
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// profileMinDuration is how long a profile samples at least: the workload
+// runs again until it has (at 100 samples a second, 200 samples or more).
+const profileMinDuration = 2 * time.Second
+
+// profileTables runs run under the CPU profiler, as often as it takes to
+// fill profileMinDuration, and renders the profile with `go tool pprof
+// -top`: the functions with the most time of their own, and this
+// module's functions by cumulative time. It needs the go command on PATH,
+// as `make bench` has; the profile is written to dir as name.pprof.
+func profileTables(dir, name string, run func(k int) error, n int) ([]Table, error) {
 	path := filepath.Join(dir, name+".pprof")
 	f, err := os.Create(path)
 	if err != nil {
@@ -24,7 +37,11 @@ func profileTables(dir, name string, run func() error, n int) ([]Table, error) {
 		f.Close()
 		return nil, fmt.Errorf("start CPU profile (is -cpuprofile set?): %w", err)
 	}
-	runErr := run()
+	var runErr error
+	runs := 0
+	for start := time.Now(); runErr == nil && (runs == 0 || time.Since(start) < profileMinDuration); runs++ {
+		runErr = run(runs)
+	}
 	pprof.StopCPUProfile()
 	if err := f.Close(); err != nil {
 		return nil, err
@@ -46,9 +63,9 @@ func profileTables(dir, name string, run func() error, n int) ([]Table, error) {
 		cum[i] = []string{r[0], r[2]}
 	}
 	return []Table{
-		{Caption: fmt.Sprintf("CPU profile of one more run: the %d functions with the most time of their own.", n),
+		{Caption: fmt.Sprintf("CPU profile of %s (%d more %s): the %d functions with the most time of their own.", name, runs, plural(runs, "run", "runs"), n),
 			Header: []string{"function", "own time %", "with callees %"}, Rows: flat},
-		{Caption: "This module's functions by time including their callees.", Header: []string{"function", "with callees %"}, Rows: cum},
+		{Caption: fmt.Sprintf("CPU profile of %s: this module's functions by time including their callees.", name), Header: []string{"function", "with callees %"}, Rows: cum},
 	}, nil
 }
 

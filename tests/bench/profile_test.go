@@ -2,6 +2,7 @@ package bench
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -52,12 +53,16 @@ func TestProfileTables(t *testing.T) {
 	if testing.Short() {
 		t.Skip("profiles half a second of work and runs go tool pprof")
 	}
-	tables, err := profileTables(t.TempDir(), "burn", func() error { burnCPU(500 * time.Millisecond); return nil }, 5)
+	runs := 0
+	tables, err := profileTables(t.TempDir(), "burn", func(int) error { runs++; burnCPU(500 * time.Millisecond); return nil }, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tables) != 2 || len(tables[0].Rows) == 0 {
 		t.Fatalf("tables %+v", tables)
+	}
+	if runs < int(profileMinDuration/(500*time.Millisecond)) || !strings.Contains(tables[0].Caption, fmt.Sprintf("%d more runs", runs)) {
+		t.Errorf("%d runs of 500 ms for a profile of at least %v; caption %q", runs, profileMinDuration, tables[0].Caption)
 	}
 	var flat []string
 	for _, r := range tables[0].Rows {
@@ -78,17 +83,27 @@ func TestProfileUnmet(t *testing.T) {
 		t.Skip("profiles half a second of work and runs go tool pprof")
 	}
 	e := &Env{dir: t.TempDir()}
-	burn := func() error { burnCPU(300 * time.Millisecond); return nil }
+	var burned []string
+	burn := func(key string) func(int) error {
+		return func(int) error { burned = append(burned, key); burnCPU(time.Second); return nil }
+	}
+	// write judges two targets; only the missed one is profiled, with its
+	// own workload.
+	s := &Section{Name: "write", Figures: map[string]float64{"ratio_paimon_file": 1.5, "ratio_writer_parquet": 0.5}}
+	s.profile("ratio_paimon_file", burn("paimon"))
+	s.profile("ratio_writer_parquet", burn("writer"))
+	profileUnmet(e, s)
+	if len(s.Tables) != 2 || len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "Target not met (#3 table writer rows/s") {
+		t.Errorf("a missed target: tables %d, notes %q", len(s.Tables), s.Notes)
+	}
+	if slices.Contains(burned, "paimon") || !slices.Contains(burned, "writer") {
+		t.Errorf("profiled workloads %v, want only the writer's", burned)
+	}
 
-	met := &Section{Name: "tail", Figures: map[string]float64{"ratio_input_parquet": 0.9}, profile: burn}
+	met := &Section{Name: "tail", Figures: map[string]float64{"ratio_input_parquet": 0.9}}
+	met.profile("ratio_input_parquet", burn("tail"))
 	profileUnmet(e, met)
 	if len(met.Tables) != 0 || len(met.Notes) != 0 {
 		t.Errorf("a met target was profiled: %+v", met)
-	}
-
-	missed := &Section{Name: "tail", Figures: map[string]float64{"ratio_input_parquet": 0.5}, profile: burn}
-	profileUnmet(e, missed)
-	if len(missed.Tables) != 2 || len(missed.Notes) != 1 || !strings.Contains(missed.Notes[0], "Target not met (#6 paimon input rows/s") {
-		t.Errorf("a missed target: tables %d, notes %q", len(missed.Tables), missed.Notes)
 	}
 }

@@ -39,10 +39,19 @@ type Section struct {
 	// targets summary (for example "ratio_paimon_file").
 	Figures map[string]float64
 
-	// profile, when set, runs the section's main workload once more; the
-	// harness runs it under the CPU profiler when a target this section
-	// judges is not met (see profileUnmet).
-	profile func() error
+	// profiles run, by the figure key of a target, the workload that
+	// figure measures once more (k counts the extra runs, for fresh
+	// names); the harness runs it under the CPU profiler when the target
+	// is not met (see profileUnmet).
+	profiles map[string]func(k int) error
+}
+
+// profile registers the workload behind figure key (see profiles).
+func (s *Section) profile(key string, run func(k int) error) {
+	if s.profiles == nil {
+		s.profiles = map[string]func(int) error{}
+	}
+	s.profiles[key] = run
 }
 
 func (s *Section) figure(key string, v float64) {

@@ -321,7 +321,8 @@ func measureWrite(ctx context.Context, e *Env, onS3 bool) (*Section, error) {
 	s.figure("paimon_rows_per_s", rate(wall["paimon"], n).Median())
 	s.figure("paimon_rows_per_cpu_s", rate(cpu["paimon"], n).Median())
 	s.Tables = []Table{tbl, ratios}
-	s.profile = func() error { _, err := w.paimonPipeline(ctx, e, runs); return err }
+	s.profile("ratio_paimon_file", func(k int) error { _, err := w.paimonPipeline(ctx, e, runs+k); return err })
+	s.profile("ratio_writer_parquet", func(k int) error { _, err := w.tableWriter(ctx, e, runs+k); return err })
 	s.Intro = fmt.Sprintf(`%s rows of a payment event (8 columns: BIGINT ×2, STRING ×4, DECIMAL(10, 2), TIMESTAMP(6); %s as JSON lines, %.0f bytes a row) into %d partitions, on %s. The Benthos pipelines run in-process: `+"`generate`"+` (count %s, batch_size 1,000, the same Bloblang mapping for both) into the `+"`paimon`"+` output (batching count 10,000 or 1 s, max_in_flight 4, zstd level 1: %d data files, %s) or into the `+"`file`"+` output (codec lines). The table writer and parquet-go write the same rows, built in memory before the clock starts, one Prepare/commit and one file per partition respectively (parquet-go: GenericWriter, zstd SpeedFastest, default row groups, through the same storage layer). MB are MB of JSON input (10^6 bytes), the same for every variant; *per CPU-s* divides by the CPU time of the process during the run (rows per core-second).`,
 		fInt(n), fBytes(float64(w.jsonBytes)), float64(w.jsonBytes)/n, w.partitions, where, fInt(n), w.tableFiles, fBytes(float64(w.tableBytes)))
 	if onS3 {
