@@ -53,6 +53,19 @@ type pqRow struct {
 	Dt        string `parquet:"dt"`
 }
 
+// pqDictRow is pqRow with its strings dictionary-encoded, as lakecore's
+// writer (and Java Paimon's) encodes them: the same-encoding baseline.
+type pqDictRow struct {
+	ID        int64  `parquet:"id"`
+	UserID    int64  `parquet:"user_id"`
+	User      string `parquet:"user,dict"`
+	Amount    int64  `parquet:"amount,decimal(2:10)"`
+	Country   string `parquet:"country,dict"`
+	Method    string `parquet:"method,dict"`
+	EventTime int64  `parquet:"event_time,timestamp(microsecond)"`
+	Dt        string `parquet:"dt,dict"`
+}
+
 func userOf(n int64) int64 { return n * 7919 % 5000 }
 
 func partitionOf(n int64, partitions int) string {

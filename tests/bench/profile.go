@@ -18,14 +18,18 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// profileShow selects the product's functions for the cumulative table
+// (pprof -show): lakecore, the plugins and config, not this harness.
+const profileShow = `benthos-paimon/(lakecore|plugin|config)/`
+
 // profileMinDuration is how long a profile samples at least: the workload
 // runs again until it has (at 100 samples a second, 200 samples or more).
 const profileMinDuration = 2 * time.Second
 
 // profileTables runs run under the CPU profiler, as often as it takes to
 // fill profileMinDuration, and renders the profile with `go tool pprof
-// -top`: the functions with the most time of their own, and this
-// module's functions by cumulative time. It needs the go command on PATH,
+// -top`: the functions with the most time of their own, and the
+// product's functions (profileShow) by cumulative time. It needs the go command on PATH,
 // as `make bench` has; the profile is written to dir as name.pprof.
 func profileTables(dir, name string, run func(k int) error, n int) ([]Table, error) {
 	path := filepath.Join(dir, name+".pprof")
@@ -53,7 +57,7 @@ func profileTables(dir, name string, run func(k int) error, n int) ([]Table, err
 	if err != nil {
 		return nil, err
 	}
-	cum, err := pprofTop(path, n, "-top", "-cum", "-show=benthos-paimon")
+	cum, err := pprofTop(path, n, "-top", "-cum", "-show="+profileShow)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +69,7 @@ func profileTables(dir, name string, run func(k int) error, n int) ([]Table, err
 	return []Table{
 		{Caption: fmt.Sprintf("CPU profile of %s (%d more %s): the %d functions with the most time of their own.", name, runs, plural(runs, "run", "runs"), n),
 			Header: []string{"function", "own time %", "with callees %"}, Rows: flat},
-		{Caption: fmt.Sprintf("CPU profile of %s: this module's functions by time including their callees.", name), Header: []string{"function", "with callees %"}, Rows: cum},
+		{Caption: fmt.Sprintf("CPU profile of %s: the product's functions (lakecore, plugins, config) by time including their callees.", name), Header: []string{"function", "with callees %"}, Rows: cum},
 	}, nil
 }
 
