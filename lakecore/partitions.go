@@ -25,8 +25,8 @@ type PartitionStats struct {
 // PartitionStats returns the partitions with live data files in snap
 // (which must not be nil), sorted by name; an unpartitioned table has one
 // entry. Partitions are named with the current schema's options. It reads
-// every manifest of the snapshot: about 0.7 s of CPU for 100,000 live
-// files (BenchmarkPlanFull100kFiles).
+// every manifest of the snapshot, as a full scan plan does: under a
+// second of CPU for 100,000 live files (docs/BENCHMARKS.md, Planning).
 func (t *Table) PartitionStats(ctx context.Context, snap *snapshot.Snapshot) ([]PartitionStats, error) {
 	entries, err := t.planner.LiveEntries(ctx, snap, nil)
 	if err != nil {

@@ -348,7 +348,7 @@ func ConfigSpec() *service.ConfigSpec {
 						"publish what the table holds: the gauges `paimon_table_files`, `paimon_table_bytes`, "+
 						"`paimon_table_rows`, `paimon_table_partitions`, `paimon_table_partition_files_max` and, per "+
 						"partition (label `partition`), `paimon_partition_files` and `paimon_partition_bytes`. Reading "+
-						"the manifests of a table of 100,000 live files takes about 0.7 s of CPU.").
+						"the manifests of a table of 100,000 live files takes under a second of CPU.").
 					Default(true),
 				service.NewIntField(fieldPartitionLimit).
 					Description("The most partitions with series of their own in `paimon_partition_files` and "+
