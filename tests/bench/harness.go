@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -271,8 +272,12 @@ type timing struct {
 	Wall, CPU time.Duration
 }
 
-// measure runs f and returns its wall and CPU time.
+// measure collects the heap, then runs f and returns its wall and CPU
+// time.
 func measure(f func() error) (timing, error) {
+	// Start from a collected heap, so that no variant pays for the
+	// garbage of the one before it.
+	runtime.GC()
 	c0, w0 := cpuTime(), time.Now()
 	err := f()
 	return timing{Wall: time.Since(w0), CPU: cpuTime() - c0}, err

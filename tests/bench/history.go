@@ -220,7 +220,9 @@ func measurePlanning(ctx context.Context, e *Env) (*Section, error) {
 	filter := &scan.PartitionFilter{Keys: st.tbl.Schema().PartitionFields(), Allowed: map[string][]any{"dt": {"d007"}}}
 	var full, fullCPU, one, oneCPU Sample
 	for i := range e.Config.runs() {
-		for _, f := range []*scan.PartitionFilter{nil, filter} {
+		filters := []*scan.PartitionFilter{nil, filter}
+		for _, fi := range rotate(len(filters), i) {
+			f := filters[fi]
 			var n int
 			t, err := measure(func() error {
 				plan, err := scan.NewPlanner(st.tbl.FileIO(), st.tbl.Path()).Full(ctx, snap, f)
