@@ -57,6 +57,10 @@ const (
 	// long after its commit a row reaches the pipeline (exported as the
 	// histogram paimon_input_freshness_seconds).
 	MetricFreshness = "paimon_input_freshness_ns"
+	// MetricScanDuration is a timer of each snapshot's scan: reading the
+	// snapshot and planning its files from the manifests (Paimon's
+	// scanDuration; exported as paimon_input_scan_duration_seconds).
+	MetricScanDuration = "paimon_input_scan_duration_ns"
 	// MetricConsumerPosition is the consumer position last saved (the
 	// next snapshot to read after a restart).
 	MetricConsumerPosition = "paimon_input_consumer_next_snapshot"
@@ -71,11 +75,11 @@ const (
 )
 
 type inputMetrics struct {
-	rows, files, snapshots *service.MetricCounter
-	consumerErrors         *service.MetricCounter
-	rowsDropped, expired   *service.MetricCounter
-	lag, consumerPosition  *service.MetricGauge
-	freshness              *service.MetricTimer
+	rows, files, snapshots  *service.MetricCounter
+	consumerErrors          *service.MetricCounter
+	rowsDropped, expired    *service.MetricCounter
+	lag, consumerPosition   *service.MetricGauge
+	freshness, scanDuration *service.MetricTimer
 }
 
 func newInputMetrics(m *service.Metrics) *inputMetrics {
@@ -89,6 +93,7 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 		lag:              m.NewGauge(MetricLag),
 		consumerPosition: m.NewGauge(MetricConsumerPosition),
 		freshness:        m.NewTimer(MetricFreshness),
+		scanDuration:     m.NewTimer(MetricScanDuration),
 	}
 }
 

@@ -261,9 +261,13 @@ func (r *snapshotReader) run(t *ackTracker) {
 		return r.sleep(r.retryWait(failures))
 	}
 	for {
+		start := time.Now()
 		plan, err := r.scanner.Next(ctx)
 		if ctx.Err() != nil {
 			return
+		}
+		if plan != nil {
+			r.in.m.scanDuration.Timing(time.Since(start).Nanoseconds())
 		}
 		switch {
 		case errors.Is(err, scan.ErrEndOfScan):

@@ -240,6 +240,11 @@ paimon:
 			t.Errorf("paimon_input_freshness_seconds bucket le=%v holds %d of %d, but every batch is within [%.3f, %.3f] s", le, n, count, lo, hi)
 		}
 	}
+	// One scan per snapshot, all within the read.
+	scans, scanSum, _ := histogram(t, fams, "paimon_input_scan_duration_seconds", tail...)
+	if scans != uint64(snap.ID) || scanSum <= 0 || scanSum > readEnd.Sub(readStart).Seconds() {
+		t.Errorf("paimon_input_scan_duration_seconds: %d scans taking %v s, want %d within the %v read", scans, scanSum, snap.ID, readEnd.Sub(readStart))
+	}
 	for _, name := range []string{"paimon_input_consumer_errors", "paimon_input_rows_dropped", "paimon_input_snapshots_expired"} {
 		if f, ok := fams[name]; ok {
 			t.Errorf("%s exported with %v, want no sample", name, f.GetMetric())
