@@ -441,12 +441,11 @@ func anySpec(specs []partitionSpec, keys []types.DataField, values []string) boo
 // newPartitionNamer returns the namer of the schema's partitions, with the
 // table's partition naming options.
 func newPartitionNamer(s *schema.TableSchema) (*binrow.PartitionNamer, error) {
-	o := s.Opts()
-	legacy, err := o.PartitionLegacyName()
+	o, err := s.Opts().PartitionOptions()
 	if err != nil {
 		return nil, err
 	}
-	return binrow.NewPartitionNamer(s.PartitionFields(), binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy}), nil
+	return binrow.NewPartitionNamer(s.PartitionFields(), o), nil
 }
 
 // sortEntries orders live files by partition name, bucket, sequence

@@ -33,13 +33,11 @@ func (t *Table) PartitionStats(ctx context.Context, snap *snapshot.Snapshot) ([]
 		return nil, err
 	}
 	sch := t.Schema()
-	o := sch.Opts()
-	legacy, err := o.PartitionLegacyName()
+	o, err := sch.Opts().PartitionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("partition stats of snapshot %d: %w", snap.ID, err)
 	}
-	namer := binrow.NewPartitionNamer(sch.PartitionFields(),
-		binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy})
+	namer := binrow.NewPartitionNamer(sch.PartitionFields(), o)
 
 	type acc struct {
 		PartitionStats

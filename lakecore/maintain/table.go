@@ -49,7 +49,7 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		return nil, fmt.Errorf("load table %s: %w", tablePath, err)
 	}
 	o := s.Opts()
-	legacy, err := o.PartitionLegacyName()
+	partOpts, err := o.PartitionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("load table %s: %w", tablePath, err)
 	}
@@ -59,7 +59,7 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		schema:     s,
 		opts:       o,
 		partFields: s.PartitionFields(),
-		partOpts:   binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy},
+		partOpts:   partOpts,
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		snapshots:  snapshot.NewManager(fio, tablePath),
 		log:        log,

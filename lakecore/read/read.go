@@ -63,7 +63,7 @@ type TableRead struct {
 // ErrUnknownColumn.
 func NewTableRead(fio storage.FileIO, tablePath string, current *schema.TableSchema, projection []string) (*TableRead, error) {
 	o := current.Opts()
-	legacy, err := o.PartitionLegacyName()
+	partOpts, err := o.PartitionOptions()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", tablePath, err)
 	}
@@ -73,7 +73,7 @@ func NewTableRead(fio storage.FileIO, tablePath string, current *schema.TableSch
 		current:    current,
 		schemas:    schema.NewManager(fio, tablePath),
 		partFields: current.PartitionFields(),
-		partOpts:   binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy},
+		partOpts:   partOpts,
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		cache:      map[int64][]types.DataField{current.ID: current.Fields},
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 )
 
 // Table option keys lakecore reads, spelled as apache/paimon
@@ -295,6 +297,16 @@ func (o Options) PartitionDefaultName() string {
 
 // PartitionLegacyName is "partition.legacy-name", default true.
 func (o Options) PartitionLegacyName() (bool, error) { return o.boolOpt(OptPartitionLegacyName, true) }
+
+// PartitionOptions returns the options that shape partition names:
+// partition.default-name and partition.legacy-name.
+func (o Options) PartitionOptions() (binrow.PartitionOptions, error) {
+	legacy, err := o.PartitionLegacyName()
+	if err != nil {
+		return binrow.PartitionOptions{}, err
+	}
+	return binrow.PartitionOptions{DefaultName: o.PartitionDefaultName(), LegacyName: legacy}, nil
+}
 
 // DataFilePrefix is "data-file.prefix", default "data-".
 func (o Options) DataFilePrefix() string { return o.str(OptDataFilePrefix, "data-") }

@@ -228,11 +228,9 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 	default:
 		return nil, fmt.Errorf("new table writer for %s: %w: bucket = %d", tablePath, schema.ErrUnsupported, n)
 	}
-	legacy, err := opts.PartitionLegacyName()
-	if err != nil {
+	if w.partOpts, err = opts.PartitionOptions(); err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
 	}
-	w.partOpts = binrow.PartitionOptions{DefaultName: opts.PartitionDefaultName(), LegacyName: legacy}
 	modes, err := opts.StatsModes(s.FieldNames())
 	if err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)

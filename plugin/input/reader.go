@@ -111,14 +111,14 @@ func (r *snapshotReader) newRead() error {
 		return err
 	}
 	tr.SetBatchSize(min(r.in.conf.BatchSize, 4096))
-	legacy, err := s.Opts().PartitionLegacyName()
+	partOpts, err := s.Opts().PartitionOptions()
 	if err != nil {
 		return err
 	}
 	r.tread = tr
 	r.build = newMessageBuilder(tr.Fields())
 	r.partKeys = s.PartitionFields()
-	r.partOpts = binrow.PartitionOptions{DefaultName: s.Opts().PartitionDefaultName(), LegacyName: legacy}
+	r.partOpts = partOpts
 	return nil
 }
 
