@@ -35,7 +35,6 @@ type table struct {
 	schema     *schema.TableSchema
 	opts       schema.Options
 	partFields []types.DataField
-	partOpts   binrow.PartitionOptions
 	parts      *binrow.PartitionNamer
 	dataDir    string // data-file.path-directory, "" when unset
 	snapshots  *snapshot.Manager
@@ -59,7 +58,6 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		schema:     s,
 		opts:       o,
 		partFields: s.PartitionFields(),
-		partOpts:   partOpts,
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		snapshots:  snapshot.NewManager(fio, tablePath),
 		log:        log,
@@ -70,7 +68,7 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 	if t.log == nil {
 		t.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	t.parts = binrow.NewPartitionNamer(t.partFields, t.partOpts)
+	t.parts = binrow.NewPartitionNamer(t.partFields, partOpts)
 	return t, nil
 }
 
