@@ -175,14 +175,9 @@ paimon:
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := sb.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- stream.Run(ctx) }()
+	_, done := runStream(t, ctx, sb)
 
 	// A batch that is empty once processed: acked, nothing committed.
 	empty := service.MessageBatch{service.NewMessage([]byte(`{"drop": 1}`)), service.NewMessage([]byte(`{"drop": 2}`))}

@@ -87,8 +87,8 @@ func localTarget(t *testing.T) concTarget {
 	return concTarget{warehouse: wh, fio: fio}
 }
 
-func s3Target(t *testing.T, cfg storage.S3Config) concTarget {
-	bucket := s3test.NewBucket(t, cfg)
+func s3Target(t *testing.T) concTarget {
+	cfg, bucket := s3test.Server(t)
 	wh := "s3://" + bucket + "/warehouse"
 	fio, err := storage.Open(context.Background(), wh, cfg)
 	if err != nil {
@@ -114,15 +114,13 @@ func TestConcurrentProcesses(t *testing.T) {
 	t.Run("local", func(t *testing.T) { runConcurrent(t, bin, localTarget(t), false) })
 	t.Run("local-with-maintenance", func(t *testing.T) { runConcurrent(t, bin, localTarget(t), true) })
 	t.Run("s3", func(t *testing.T) {
-		cfg := s3test.Endpoint(t)
-		runConcurrent(t, bin, s3Target(t, cfg), false)
+		runConcurrent(t, bin, s3Target(t), false)
 	})
 	t.Run("s3-with-maintenance", func(t *testing.T) {
 		if !long() {
 			t.Skip("long mode only (-long)")
 		}
-		cfg := s3test.Endpoint(t)
-		runConcurrent(t, bin, s3Target(t, cfg), true)
+		runConcurrent(t, bin, s3Target(t), true)
 	})
 }
 

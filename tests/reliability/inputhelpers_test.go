@@ -87,7 +87,7 @@ type inputRun struct {
 func startInput(t *testing.T, inputYAML string, gate int64) *inputRun {
 	t.Helper()
 	sb := service.NewStreamBuilder()
-	r := &inputRun{t: t, logs: &lineLog{}, snap: map[int64]int64{}, done: make(chan error, 1)}
+	r := &inputRun{t: t, logs: &lineLog{}, snap: map[int64]int64{}}
 	r.gate.Store(gate)
 	sb.SetLogger(slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelInfo})))
 	if err := sb.AddInputYAML("paimon:\n" + inputYAML); err != nil {
@@ -121,12 +121,9 @@ func startInput(t *testing.T, inputYAML string, gate int64) *inputRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.stream, err = sb.Build(); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.done <- r.stream.Run(ctx) }()
+	r.stream, r.done = runStream(t, ctx, sb)
 	return r
 }
 

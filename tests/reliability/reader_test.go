@@ -28,6 +28,15 @@ func expireHard(t *testing.T, tbl *lakecore.Table) *maintain.Report {
 	return rep
 }
 
+// appendSnapshots commits snapshots from..to (inclusive), each with the 100
+// rows of its ids (see idsOf).
+func appendSnapshots(t *testing.T, tbl *lakecore.Table, from, to int64) {
+	t.Helper()
+	for s := from; s <= to; s++ {
+		appendRows(t, tbl, (s-1)*100, 100)
+	}
+}
+
 func consumerPosition(t *testing.T, tbl *lakecore.Table, id string) int64 {
 	t.Helper()
 	c, ok, err := tbl.Consumers().Get(context.Background(), id)
@@ -71,9 +80,7 @@ func sortedCopy(v []int64) []int64 {
 func TestReaderConsumerPinsSnapshots(t *testing.T) {
 	skipShort(t)
 	wh, tbl := newLocalTable(t, "pinned", nil)
-	for s := int64(1); s <= 4; s++ {
-		appendRows(t, tbl, (s-1)*100, 100)
-	}
+	appendSnapshots(t, tbl, 1, 4)
 	in := startInput(t, fmt.Sprintf(`
   warehouse: %s
   database: rel
@@ -90,7 +97,7 @@ func TestReaderConsumerPinsSnapshots(t *testing.T) {
 	}
 	expired := 0
 	for s := int64(5); s <= 10; s++ {
-		appendRows(t, tbl, (s-1)*100, 100)
+		appendSnapshots(t, tbl, s, s)
 		expired += expireHard(t, tbl).SnapshotsExpired
 	}
 	ids := snapshotIDs(t, tbl)
@@ -128,9 +135,7 @@ func TestReaderBehindExpiry(t *testing.T) {
 	for _, mode := range []string{"error", "earliest"} {
 		t.Run(mode, func(t *testing.T) {
 			wh, tbl := newLocalTable(t, "behind", nil)
-			for s := int64(1); s <= 3; s++ {
-				appendRows(t, tbl, (s-1)*100, 100)
-			}
+			appendSnapshots(t, tbl, 1, 3)
 			in := startInput(t, fmt.Sprintf(`
   warehouse: %s
   database: rel
@@ -145,9 +150,7 @@ func TestReaderBehindExpiry(t *testing.T) {
 			if !waitFor(20*time.Second, func() bool { return len(in.received()) >= 100 }) {
 				t.Fatal("the reader did not start")
 			}
-			for s := int64(4); s <= 12; s++ {
-				appendRows(t, tbl, (s-1)*100, 100)
-			}
+			appendSnapshots(t, tbl, 4, 12)
 			expireHard(t, tbl) // keeps 12 only: the reader is far behind
 			in.gate.Store(0)
 			switch mode {
@@ -191,9 +194,7 @@ func TestReaderBehindExpiry(t *testing.T) {
 func TestReaderRestartResumes(t *testing.T) {
 	skipShort(t)
 	wh, tbl := newLocalTable(t, "resume", nil)
-	for s := int64(1); s <= 6; s++ {
-		appendRows(t, tbl, (s-1)*100, 100)
-	}
+	appendSnapshots(t, tbl, 1, 6)
 	conf := fmt.Sprintf(`
   warehouse: %s
   database: rel

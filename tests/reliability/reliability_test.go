@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
+	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -119,6 +121,19 @@ func waitPort(port int, done <-chan struct{}, timeout time.Duration) error {
 		}
 	}
 	return fmt.Errorf("nothing listens on %s after %v", addr, timeout)
+}
+
+// runStream builds sb and runs the stream under ctx in a goroutine; the
+// returned channel (buffered) receives what Run returns.
+func runStream(t testing.TB, ctx context.Context, sb *service.StreamBuilder) (*service.Stream, chan error) {
+	t.Helper()
+	stream, err := sb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- stream.Run(ctx) }()
+	return stream, done
 }
 
 // seed returns the random seed of a test: BP_RELIABILITY_SEED when set,

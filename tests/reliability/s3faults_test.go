@@ -29,8 +29,7 @@ import (
 // when the output said their outcome was unknown.
 func TestS3Faults(t *testing.T) {
 	skipShort(t)
-	cfg := s3test.Endpoint(t)
-	bucket := s3test.NewBucket(t, cfg)
+	cfg, bucket := s3test.Server(t)
 	n := pick(2500, 15000)
 	rate := pick(0.04, 0.10)
 	const reqTimeout, slow = 1500 * time.Millisecond, 2200 * time.Millisecond
@@ -82,14 +81,9 @@ paimon:
 	if err != nil {
 		t.Fatal(err)
 	}
-	stream, err := sb.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
-	runDone := make(chan error, 1)
-	go func() { runDone <- stream.Run(runCtx) }()
+	stream, runDone := runStream(t, runCtx, sb)
 
 	proxy.enabled.Store(true)
 	start := time.Now()
