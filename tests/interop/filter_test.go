@@ -414,15 +414,8 @@ func decimalRat(v any) *big.Rat {
 }
 
 func toInt64(v any) int64 {
-	switch x := v.(type) {
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case int64:
-		return x
+	if n, ok := types.SignedInt(v); ok {
+		return n
 	}
 	panic(fmt.Sprintf("integer value %T", v))
 }

@@ -26,51 +26,65 @@ import (
 // what Go wrote, rendered canonically in Go.
 func TestGoWrites(t *testing.T) {
 	requireOracles(t)
-	specs := map[string]*specFile{}
-	var names []string
+	all := allSpecs(t)
+	for _, n := range all.names {
+		t.Run(n, func(t *testing.T) {
+			s := all.specs[n]
+			if why := goStepsUnsupported(s); why != "" {
+				t.Skipf("Go cannot run spec %s: %s (Java's tables of it are read by Go in TestTheyWrite)", n, why)
+			}
+			g := runGoSpec(t, t.TempDir(), n, s)
+			checkGoTable(t, g, all.expect[n])
+		})
+	}
+}
+
+// specSet is every spec the suite runs: the testdata specs and Go's own
+// (goSpecs), with the file each is read from and spec_expect.py's rows.
+type specSet struct {
+	names  []string             // sorted
+	specs  map[string]*specFile // by name
+	paths  map[string]string    // the testdata file, or Go's own written to a temp dir
+	expect map[string][]string  // spec_expect.py's rows, by name
+}
+
+// allSpecs loads the testdata specs, writes Go's own (goSpecs) to files
+// and runs spec_expect.py on all of them.
+func allSpecs(t *testing.T) specSet {
+	t.Helper()
+	all := specSet{specs: map[string]*specFile{}, paths: map[string]string{}}
 	for _, n := range specNames(t) {
 		s, err := loadSpec(specPath(n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		specs[n] = s
-		names = append(names, n)
+		all.specs[n], all.paths[n] = s, specPath(n)
+		all.names = append(all.names, n)
 	}
-	for n, s := range goSpecs(specs["all_types"]) {
-		specs[n] = s
-		names = append(names, n)
-	}
-	slices.Sort(names)
-
-	// spec_expect.py's rows for every spec (Go's own specs written to files)
 	dir := t.TempDir()
-	var paths []string
-	for _, n := range names {
+	for n, s := range goSpecs(all.specs["all_types"]) {
 		p := filepath.Join(dir, n+".json")
-		data, err := json.Marshal(specs[n])
+		data, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		paths = append(paths, p)
+		all.specs[n], all.paths[n] = s, p
+		all.names = append(all.names, n)
+	}
+	slices.Sort(all.names)
+	var paths []string
+	for _, n := range all.names {
+		paths = append(paths, all.paths[n])
 	}
 	expect, err := specExpect(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	for _, n := range names {
-		t.Run(n, func(t *testing.T) {
-			s := specs[n]
-			if why := goStepsUnsupported(s); why != "" {
-				t.Skipf("Go cannot run spec %s: %s (Java's tables of it are read by Go in TestTheyWrite)", n, why)
-			}
-			g := runGoSpec(t, t.TempDir(), n, s)
-			checkGoTable(t, g, expect[n])
-		})
-	}
+	all.expect = expect
+	return all
 }
 
 // checkGoTable compares what every reader reads from a Go-written table

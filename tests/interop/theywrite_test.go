@@ -4,7 +4,6 @@ package interop
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,43 +31,11 @@ import (
 // row (Go's bucket function against the writer's placement).
 func TestTheyWrite(t *testing.T) {
 	requireOracles(t)
-	// the testdata specs and Go's own (TestGoWrites), written to files
-	specs := map[string]*specFile{}
-	paths := map[string]string{}
-	var names []string
-	for _, n := range specNames(t) {
-		s, err := loadSpec(specPath(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		specs[n], paths[n] = s, specPath(n)
-		names = append(names, n)
-	}
-	dir := t.TempDir()
-	for n, s := range goSpecs(specs["all_types"]) {
-		p := filepath.Join(dir, n+".json")
-		data, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		specs[n], paths[n] = s, p
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var all []string
-	for _, n := range names {
-		all = append(all, paths[n])
-	}
-	expect, err := specExpect(all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range names {
+	// the testdata specs and Go's own (TestGoWrites)
+	all := allSpecs(t)
+	for _, n := range all.names {
 		t.Run(n, func(t *testing.T) {
-			s := specs[n]
+			s := all.specs[n]
 			for _, writer := range []string{java1, java2, py} {
 				t.Run(writer, func(t *testing.T) {
 					t.Parallel()
@@ -78,10 +45,10 @@ func TestTheyWrite(t *testing.T) {
 					}
 					ref := tableRef{t.TempDir(), "interop", n}
 					if _, err := env.oracles[writer].call("write", "--warehouse", ref.warehouse, "--database", ref.db,
-						"--table", ref.table, "--spec", paths[n]); err != nil {
+						"--table", ref.table, "--spec", all.paths[n]); err != nil {
 						t.Fatalf("%s writes spec %s: %v", writer, n, err)
 					}
-					checkTheirTable(t, ref, writer, s, expect[n])
+					checkTheirTable(t, ref, writer, s, all.expect[n])
 				})
 			}
 		})
