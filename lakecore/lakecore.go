@@ -105,9 +105,10 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 }
 
 // OpenTable opens the table db.name with its latest schema. A table without
-// a schema file gives ErrTableNotFound; a table with primary keys
-// ErrPrimaryKeyTable; a table whose metadata lakecore cannot read (ORC
-// manifests) ErrUnsupported.
+// a schema file gives ErrTableNotFound; a table whose metadata lakecore
+// cannot read (ORC manifests) ErrUnsupported. Primary-key tables open for
+// reading (merged as Java merges them); writing and maintaining them
+// wraps ErrPrimaryKeyTable.
 func (c *Catalog) OpenTable(ctx context.Context, db, name string) (*Table, error) {
 	p, err := TablePath(db, name)
 	if err != nil {
@@ -125,10 +126,6 @@ func (c *Catalog) OpenTable(ctx context.Context, db, name string) (*Table, error
 
 // checkOpenable refuses what this package cannot serve correctly.
 func checkOpenable(s *schema.TableSchema) error {
-	if len(s.PrimaryKeys) > 0 {
-		return fmt.Errorf("%w: the table has primary keys %v; lakecore reads and writes append tables (without primary keys) only",
-			ErrPrimaryKeyTable, s.PrimaryKeys)
-	}
 	if f := s.Opts().ManifestFormat(); f == "orc" {
 		return fmt.Errorf("%w: ORC manifests are not supported (manifest.format = %q); lakecore reads Avro manifests only", ErrUnsupported, f)
 	}

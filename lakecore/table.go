@@ -180,7 +180,8 @@ func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]
 			return err
 		}
 		for {
-			rows, _, err := it.Next(ctx)
+			next, err := it.Next(ctx)
+			rows := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}

@@ -22,6 +22,9 @@ import (
 // writable (schema.TableSchema.CheckWritable); the error wraps
 // ErrUnsupported otherwise.
 func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
+	if err := t.appendOnly("write to"); err != nil {
+		return nil, err
+	}
 	s := t.Schema()
 	return write.NewTableWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
 }

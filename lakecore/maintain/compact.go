@@ -513,7 +513,8 @@ func (c *compactor) rewrite(ctx context.Context, reader *read.TableRead, wo writ
 	}
 	var rows int64
 	for {
-		batch, _, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		batch := next.Rows
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -49,6 +49,11 @@ type Split struct {
 	// DeletionVectors holds, by data file name, the rows deleted from files
 	// of this split (deletion-vectors.enabled tables); nil when none.
 	DeletionVectors map[string]*manifest.DeletionVector
+	// Streaming marks a split of a primary-key table whose files are read
+	// as they are, record by record with their row kinds and without
+	// merging: a delta or changelog plan (Java's DataSplit.isStreaming).
+	// Otherwise the files of a primary-key table's split are merged.
+	Streaming bool
 }
 
 // RowCount returns the number of rows the split reads: the files' row
@@ -92,13 +97,14 @@ type Planner struct {
 
 	mu         sync.Mutex
 	partFields map[int64][]types.DataField
+	kvRules    map[int64]*keyValueRules // nil value: an append table
 }
 
 // NewPlanner returns the planner of the table at tablePath (relative to
 // fio's root, e.g. "db.db/t").
 func NewPlanner(fio storage.FileIO, tablePath string) *Planner {
 	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), manifests: manifest.NewDecoder(),
-		partFields: map[int64][]types.DataField{}}
+		partFields: map[int64][]types.DataField{}, kvRules: map[int64]*keyValueRules{}}
 }
 
 // partitionFields returns the partition key fields of schema id. Paimon
@@ -144,6 +150,35 @@ func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *Partitio
 	if err != nil {
 		return nil, err
 	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		live = rules.batchEntries(live)
+	}
+	return p.plan(ctx, snap, live, fields)
+}
+
+// streamStart plans the first plan of a streaming read: the live files as
+// Full, with the level filter of a primary-key table's changelog producer
+// instead of the batch rules.
+func (p *Planner) streamStart(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
+	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	live, err := p.liveEntries(ctx, snap, f, fields)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		live = rules.streamStartEntries(live)
+	}
 	return p.plan(ctx, snap, live, fields)
 }
 
@@ -157,11 +192,32 @@ func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *Partiti
 	if err != nil {
 		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
+	adds, err := p.addedEntries(ctx, snap, snap.DeltaManifestList, snap.DeltaManifestListSize, f, fields)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := p.plan(ctx, snap, adds, fields)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		markStreaming(plan)
+	}
+	return plan, nil
+}
+
+// addedEntries returns the ADD entries of the manifest list name, in
+// manifest order, restricted to the partitions f allows.
+func (p *Planner) addedEntries(ctx context.Context, snap *snapshot.Snapshot, name string, size *int64, f *PartitionFilter, fields []types.DataField) ([]manifest.Entry, error) {
 	m, err := compileFilter(f, fields)
 	if err != nil {
 		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
-	metas, err := p.readManifestList(ctx, snap.DeltaManifestList, snap.DeltaManifestListSize)
+	metas, err := p.readManifestList(ctx, name, size)
 	if err != nil {
 		return nil, fmt.Errorf("plan delta of snapshot %d: %w", snap.ID, err)
 	}
@@ -184,7 +240,7 @@ func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *Partiti
 			}
 		}
 	}
-	return p.plan(ctx, snap, adds, fields)
+	return adds, nil
 }
 
 // LiveEntries returns the live files of snap as manifest ADD entries in

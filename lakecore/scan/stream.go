@@ -146,7 +146,7 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 	}
 	if s.full != nil {
 		snap := s.full
-		plan, err := s.planner.Full(ctx, snap, s.o.Filter)
+		plan, err := s.planner.streamStart(ctx, snap, s.o.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +165,21 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 		return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
 	}
 	sp := &StreamPlan{Snapshot: snap, NextSnapshot: snap.ID + 1, ExpiredFrom: s.jumpedAt}
-	if s.scans(snap.CommitKind) {
+	rules, err := s.planner.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: snapshot %d: %w", s.tablePath, snap.ID, err)
+	}
+	switch {
+	case rules.readsChangelog():
+		// ChangelogFollowUpScanner: every snapshot with a changelog,
+		// whatever its kind (lookup and full-compaction changelogs come
+		// with COMPACT snapshots).
+		plan, err := s.planner.Changelog(ctx, snap, s.o.Filter)
+		if err != nil {
+			return nil, err
+		}
+		sp.Splits = plan.Splits
+	case s.scans(snap.CommitKind):
 		plan, err := s.planner.Delta(ctx, snap, s.o.Filter)
 		if err != nil {
 			return nil, err

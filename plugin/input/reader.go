@@ -401,7 +401,8 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, jo
 	defer it.Close()
 	var seen int64
 	for {
-		rows, pos, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		rows, pos := next.Rows, next.Pos
 		if errors.Is(err, io.EOF) {
 			break
 		}

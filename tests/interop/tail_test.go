@@ -99,7 +99,8 @@ func tailOne(t *testing.T, writer string) {
 					return
 				}
 				for {
-					rows, _, err := it.Next(tailCtx)
+					next, err := it.Next(tailCtx)
+					rows := next.Rows
 					if errors.Is(err, io.EOF) {
 						break
 					}

@@ -215,7 +215,8 @@ func checkBuckets(t *testing.T, tb *lakecore.Table, numBuckets int) {
 			t.Fatal(err)
 		}
 		for {
-			rows, _, err := it.Next(ctx)
+			next, err := it.Next(ctx)
+			rows := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}
