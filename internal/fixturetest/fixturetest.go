@@ -2,8 +2,10 @@
 // tables the tests compare lakecore with (shared/fixtures/paimon beside the
 // repository clone; its README lists the expected rows), copies them for
 // tests that write, lists a table's files and renders rows for exact
-// comparison. It is imported by tests only: the lakecore packages' own, the
-// plugins', tests/ and the CLI's.
+// comparison. It also holds, in testdata/cpp, the Java-written primary-key
+// tables of paimon-cpp's test data with their golden rows (CppPK,
+// CppPKExpected; testdata/cpp/PROVENANCE.md). It is imported by tests only:
+// the lakecore packages' own, the plugins', tests/ and the CLI's.
 package fixturetest
 
 import (
@@ -93,10 +95,16 @@ func Warehouse(t testing.TB, fixture string) string {
 // fixture is absent.
 func CopyWarehouse(t testing.TB, fixture string) string {
 	t.Helper()
-	src := Warehouse(t, fixture)
+	return copyToTemp(t, Warehouse(t, fixture))
+}
+
+// copyToTemp copies the tree src into a new directory under t.TempDir()
+// and returns that directory.
+func copyToTemp(t testing.TB, src string) string {
+	t.Helper()
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatalf("copy fixture %s: %v", fixture, err)
+		t.Fatalf("copy %s: %v", src, err)
 	}
 	return dst
 }
