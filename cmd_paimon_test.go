@@ -795,8 +795,8 @@ func TestErrors(t *testing.T) {
 		{"missing warehouse", []string{"compact", "--warehouse", wh + "/nope", "--table", "events"},
 			"paimon compact: warehouse " + wh + "/nope is not a directory\n"},
 		{"primary-key table", []string{"compact", "--warehouse", pk, "--table", "pk_09"},
-			"paimon compact: table default.pk_09 has primary keys [f0 f1 f2]: these commands handle append tables only; " +
-				"maintain primary-key tables with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)\n"},
+			"paimon compact: compact default.pk_09: primary-key tables are not supported: the table has primary keys [f0 f1 f2]; " +
+				"lakecore reads primary-key tables but writes and maintains append tables only; maintain this one with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)\n"},
 		{"bad partition key", []string{"files", "--warehouse", wh, "--table", "events", "--partition", "day=1"},
 			"paimon files: --partition \"day=1\": \"day\" is not a partition key (partition keys: dt)\n"},
 		{"bad older-than", []string{"remove-orphan-files", "--warehouse", wh, "--table", "events", "--older-than", "yesterday"},

@@ -59,7 +59,7 @@ func (t *Table) HasPrimaryKey() bool { return len(t.Schema().PrimaryKeys) > 0 }
 // does not yet write or maintain.
 func (t *Table) appendOnly(op string) error {
 	if s := t.Schema(); len(s.PrimaryKeys) > 0 {
-		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; lakecore reads primary-key tables but writes and maintains append tables only",
+		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; lakecore reads primary-key tables but writes and maintains append tables only; maintain this one with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)",
 			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys)
 	}
 	return nil

@@ -177,6 +177,11 @@ Every message carries the metadata ` + "`paimon_snapshot_id`" + ` (the snapshot 
 ` + "`paimon_commit_kind`" + `, ` + "`paimon_commit_time`" + ` (the snapshot's commit time, RFC 3339 in UTC),
 ` + "`paimon_partition`" + ` (` + "`k1=v1/k2=v2`" + `, empty when unpartitioned), ` + "`paimon_bucket`" + `,
 ` + "`paimon_file`" + ` (the data file's name) and ` + "`paimon_row`" + ` (the row's position in that file, from 0).
+On primary-key tables rows are merged by key as Java Paimon merges them: a full scan emits the merged
+rows (` + "`paimon_file`" + ` empty, ` + "`paimon_row`" + ` counting them within the bucket), and later snapshots
+their changes (the delta files with ` + "`changelog-producer: none`" + `, the changelog files otherwise),
+each with ` + "`paimon_row_kind`" + ` (` + "`+I`" + `, ` + "`-U`" + `, ` + "`+U`" + `, ` + "`-D`" + `) and ` + "`operation`" + `
+(` + "`insert`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `, ` + "`delete`" + `, the names Benthos CDC inputs use).
 Rows of one bucket arrive in the order they were written.
 
 == Partition filter
