@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
 
@@ -23,13 +24,13 @@ type factory func(t *testing.T) storage.FileIO
 
 // TestConformance runs the FileIO contract against every implementation:
 // Local, S3 on a real server (under a prefix and at the bucket root) and
-// a Faulty without rules (which must be transparent).
+// a faultfs.FS without rules (which must be transparent).
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return newLocal(t) })
 	})
 	t.Run("faulty-local", func(t *testing.T) {
-		conformance(t, func(t *testing.T) storage.FileIO { return storage.NewFaulty(newLocal(t), 1) })
+		conformance(t, func(t *testing.T) storage.FileIO { return faultfs.New(newLocal(t), 1) })
 	})
 	t.Run("s3", func(t *testing.T) {
 		cfg := s3test.Endpoint(t)

@@ -1,4 +1,4 @@
-package storage_test
+package faultfs_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 )
 
-func TestFaultyNthWriteExclusive(t *testing.T) {
+func TestNthWriteExclusive(t *testing.T) {
 	ctx := context.Background()
-	f := storage.NewFaulty(newLocal(t), 1, storage.Fault{
-		Ops: storage.OpWriteExclusive, Path: "t/snapshot/snapshot-*", Nth: 2, Times: 1,
+	f := faultfs.New(newLocal(t), 1, faultfs.Fault{
+		Ops: faultfs.OpWriteExclusive, Path: "t/snapshot/snapshot-*", Nth: 2, Times: 1,
 	})
 	var errs []error
 	for i := 1; i <= 3; i++ {
@@ -24,7 +25,7 @@ func TestFaultyNthWriteExclusive(t *testing.T) {
 	if errs[0] != nil || errs[2] != nil {
 		t.Fatalf("errors %v; only the second call should fail", errs)
 	}
-	if !errors.Is(errs[1], storage.ErrInjected) || errors.Is(errs[1], storage.ErrAmbiguous) {
+	if !errors.Is(errs[1], faultfs.ErrInjected) || errors.Is(errs[1], storage.ErrAmbiguous) {
 		t.Fatalf("second call: %v, want ErrInjected only", errs[1])
 	}
 	if ok, _ := storage.Exists(ctx, f, "t/snapshot/snapshot-2"); ok {
@@ -35,43 +36,43 @@ func TestFaultyNthWriteExclusive(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := f.Injected()
-	if len(got) != 1 || got[0].Op != storage.OpWriteExclusive || got[0].Path != "t/snapshot/snapshot-2" || got[0].Rule != 0 {
+	if len(got) != 1 || got[0].Op != faultfs.OpWriteExclusive || got[0].Path != "t/snapshot/snapshot-2" || got[0].Rule != 0 {
 		t.Fatalf("Injected = %+v", got)
 	}
-	if n := f.Calls(storage.OpWriteExclusive); n != 4 {
+	if n := f.Calls(faultfs.OpWriteExclusive); n != 4 {
 		t.Fatalf("Calls = %d, want 4", n)
 	}
 }
 
-func TestFaultyModes(t *testing.T) {
+func TestModes(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
 		name        string
-		fault       storage.Fault
-		run         func(f *storage.Faulty) error
+		fault       faultfs.Fault
+		run         func(f *faultfs.FS) error
 		wantIs      []error
 		wantNot     []error
 		wantWritten bool
 	}{
 		{
 			name:        "WriteExclusive applied, then ambiguous",
-			fault:       storage.Fault{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail},
-			run:         func(f *storage.Faulty) error { return f.WriteExclusive(ctx, "p", []byte("v")) },
-			wantIs:      []error{storage.ErrInjected, storage.ErrAmbiguous},
+			fault:       faultfs.Fault{Ops: faultfs.OpWriteExclusive, Mode: faultfs.ApplyThenFail},
+			run:         func(f *faultfs.FS) error { return f.WriteExclusive(ctx, "p", []byte("v")) },
+			wantIs:      []error{faultfs.ErrInjected, storage.ErrAmbiguous},
 			wantNot:     []error{storage.ErrExist},
 			wantWritten: true,
 		},
 		{
 			name:    "WriteExclusive ambiguous but not applied",
-			fault:   storage.Fault{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous},
-			run:     func(f *storage.Faulty) error { return f.WriteExclusive(ctx, "p", []byte("v")) },
-			wantIs:  []error{storage.ErrInjected, storage.ErrAmbiguous},
+			fault:   faultfs.Fault{Ops: faultfs.OpWriteExclusive, Err: storage.ErrAmbiguous},
+			run:     func(f *faultfs.FS) error { return f.WriteExclusive(ctx, "p", []byte("v")) },
+			wantIs:  []error{faultfs.ErrInjected, storage.ErrAmbiguous},
 			wantNot: []error{storage.ErrExist},
 		},
 		{
 			name:  "Close fails before publishing",
-			fault: storage.Fault{Ops: storage.OpClose},
-			run: func(f *storage.Faulty) error {
+			fault: faultfs.Fault{Ops: faultfs.OpClose},
+			run: func(f *faultfs.FS) error {
 				w, err := f.Create(ctx, "p")
 				if err != nil {
 					return err
@@ -83,12 +84,12 @@ func TestFaultyModes(t *testing.T) {
 				}
 				return err
 			},
-			wantIs: []error{storage.ErrInjected},
+			wantIs: []error{faultfs.ErrInjected},
 		},
 		{
 			name:  "Close publishes, then fails",
-			fault: storage.Fault{Ops: storage.OpClose, Mode: storage.ApplyThenFail},
-			run: func(f *storage.Faulty) error {
+			fault: faultfs.Fault{Ops: faultfs.OpClose, Mode: faultfs.ApplyThenFail},
+			run: func(f *faultfs.FS) error {
 				w, err := f.Create(ctx, "p")
 				if err != nil {
 					return err
@@ -96,14 +97,14 @@ func TestFaultyModes(t *testing.T) {
 				w.Write([]byte("v"))
 				return w.Close()
 			},
-			wantIs:      []error{storage.ErrInjected},
+			wantIs:      []error{faultfs.ErrInjected},
 			wantWritten: true,
 		},
 		{
 			name:   "Write fails",
-			fault:  storage.Fault{Ops: storage.OpWrite, Err: errors.New("disk full")},
-			wantIs: []error{storage.ErrInjected},
-			run: func(f *storage.Faulty) error {
+			fault:  faultfs.Fault{Ops: faultfs.OpWrite, Err: errors.New("disk full")},
+			wantIs: []error{faultfs.ErrInjected},
+			run: func(f *faultfs.FS) error {
 				w, err := f.Create(ctx, "p")
 				if err != nil {
 					return err
@@ -115,9 +116,9 @@ func TestFaultyModes(t *testing.T) {
 		},
 		{
 			name:        "WriteFile applied, then fails",
-			fault:       storage.Fault{Ops: storage.OpWriteFile, Mode: storage.ApplyThenFail},
-			run:         func(f *storage.Faulty) error { return f.WriteFile(ctx, "p", []byte("v")) },
-			wantIs:      []error{storage.ErrInjected},
+			fault:       faultfs.Fault{Ops: faultfs.OpWriteFile, Mode: faultfs.ApplyThenFail},
+			run:         func(f *faultfs.FS) error { return f.WriteFile(ctx, "p", []byte("v")) },
+			wantIs:      []error{faultfs.ErrInjected},
 			wantNot:     []error{storage.ErrAmbiguous},
 			wantWritten: true,
 		},
@@ -125,7 +126,7 @@ func TestFaultyModes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			inner := newLocal(t)
-			f := storage.NewFaulty(inner, 1, tc.fault)
+			f := faultfs.New(inner, 1, tc.fault)
 			err := tc.run(f)
 			for _, want := range tc.wantIs {
 				if !errors.Is(err, want) {
@@ -143,21 +144,21 @@ func TestFaultyModes(t *testing.T) {
 			}
 			// No temporary file is left behind in any mode.
 			if got, _ := inner.List(ctx, "", true); len(got) > 1 || (len(got) == 1 && got[0].Path != "p") {
-				t.Errorf("left behind: %q", paths(got))
+				t.Errorf("left behind: %+v", got)
 			}
 		})
 	}
 }
 
-func TestFaultyReadsAndPatterns(t *testing.T) {
+func TestReadsAndPatterns(t *testing.T) {
 	ctx := context.Background()
 	inner := newLocal(t)
 	for _, p := range []string{"db.db/t/a", "db.db/t/x/y/b", "db.db/u/c"} {
 		mustWrite(t, inner, p, []byte("content"))
 	}
-	f := storage.NewFaulty(inner, 1,
-		storage.Fault{Ops: storage.OpRead, Path: "db.db/t/**"},
-		storage.Fault{Ops: storage.OpStat, Match: func(op storage.Op, p string) bool { return strings.HasSuffix(p, "/c") }},
+	f := faultfs.New(inner, 1,
+		faultfs.Fault{Ops: faultfs.OpRead, Path: "db.db/t/**"},
+		faultfs.Fault{Ops: faultfs.OpStat, Match: func(op faultfs.Op, p string) bool { return strings.HasSuffix(p, "/c") }},
 	)
 	for p, wantFail := range map[string]bool{"db.db/t/a": true, "db.db/t/x/y/b": true, "db.db/u/c": false} {
 		file, err := f.Open(ctx, p)
@@ -166,11 +167,11 @@ func TestFaultyReadsAndPatterns(t *testing.T) {
 		}
 		_, err = file.ReadAt(make([]byte, 3), 0)
 		file.Close()
-		if wantFail != errors.Is(err, storage.ErrInjected) {
+		if wantFail != errors.Is(err, faultfs.ErrInjected) {
 			t.Errorf("ReadAt %s: %v, want failure %v", p, err, wantFail)
 		}
 	}
-	if _, err := f.Stat(ctx, "db.db/u/c"); !errors.Is(err, storage.ErrInjected) {
+	if _, err := f.Stat(ctx, "db.db/u/c"); !errors.Is(err, faultfs.ErrInjected) {
 		t.Errorf("Stat with Match: %v", err)
 	}
 	if _, err := f.Stat(ctx, "db.db/t/a"); err != nil {
@@ -180,15 +181,15 @@ func TestFaultyReadsAndPatterns(t *testing.T) {
 	if _, err := f.Stat(ctx, "db.db/u/c"); err != nil {
 		t.Errorf("after Clear: %v", err)
 	}
-	f.Add(storage.Fault{Path: "["})
+	f.Add(faultfs.Fault{Path: "["})
 	if _, err := f.Stat(ctx, "x"); err == nil || !strings.Contains(err.Error(), "bad path pattern") {
 		t.Errorf("bad pattern: %v", err)
 	}
 }
 
-func TestFaultySlow(t *testing.T) {
+func TestSlow(t *testing.T) {
 	inner := newLocal(t)
-	f := storage.NewFaulty(inner, 1, storage.Fault{Ops: storage.OpWriteFile, Mode: storage.Slow, Delay: 50 * time.Millisecond})
+	f := faultfs.New(inner, 1, faultfs.Fault{Ops: faultfs.OpWriteFile, Mode: faultfs.Slow, Delay: 50 * time.Millisecond})
 	start := time.Now()
 	if err := f.WriteFile(context.Background(), "p", []byte("v")); err != nil {
 		t.Fatal(err)
@@ -207,13 +208,13 @@ func TestFaultySlow(t *testing.T) {
 }
 
 // TestFaultyDeterministic: the same seed and calls give the same faults.
-func TestFaultyDeterministic(t *testing.T) {
+func TestDeterministic(t *testing.T) {
 	ctx := context.Background()
 	run := func(seed uint64) []int {
-		f := storage.NewFaulty(newLocal(t), seed, storage.Fault{Ops: storage.OpStat, Probability: 0.3})
+		f := faultfs.New(newLocal(t), seed, faultfs.Fault{Ops: faultfs.OpStat, Probability: 0.3})
 		var failed []int
 		for i := range 200 {
-			if _, err := f.Stat(ctx, "x"); errors.Is(err, storage.ErrInjected) {
+			if _, err := f.Stat(ctx, "x"); errors.Is(err, faultfs.ErrInjected) {
 				failed = append(failed, i)
 			}
 		}
@@ -232,10 +233,25 @@ func TestFaultyDeterministic(t *testing.T) {
 }
 
 func TestOpString(t *testing.T) {
-	if s := (storage.OpWriteExclusive | storage.OpClose).String(); s != "close|create exclusively" {
+	if s := (faultfs.OpWriteExclusive | faultfs.OpClose).String(); s != "close|create exclusively" {
 		t.Fatalf("String = %q", s)
 	}
-	if s := storage.OpAll.String(); strings.Count(s, "|") != 10 {
+	if s := faultfs.OpAll.String(); strings.Count(s, "|") != 10 {
 		t.Fatalf("OpAll = %q", s)
+	}
+}
+
+func newLocal(t *testing.T) *storage.Local {
+	l, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func mustWrite(t *testing.T, fio storage.FileIO, p string, data []byte) {
+	t.Helper()
+	if err := fio.WriteFile(context.Background(), p, data); err != nil {
+		t.Fatalf("write %s: %v", p, err)
 	}
 }

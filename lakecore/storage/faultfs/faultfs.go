@@ -1,7 +1,28 @@
-package storage
+// Package faultfs is test machinery: a storage.FileIO that injects faults
+// into the calls it passes to an inner FileIO, as pebble's vfs/errorfs does
+// for its vfs. It lets tests of commit, expiry, the plugins and the e2e
+// suite fail the Nth WriteExclusive of a snapshot, make a write land and
+// then report failure (the ambiguous outcome of an S3 PUT), fail
+// Writer.Close, or slow calls down, against real storage.
+//
+// The contract:
+//   - With no rule firing, an FS behaves exactly as its inner FileIO (it
+//     passes the storage conformance suite).
+//   - Every injected error wraps [ErrInjected], plus Fault.Err when set; an
+//     ApplyThenFail WriteExclusive without Err also wraps
+//     storage.ErrAmbiguous, the error real storage gives for that outcome.
+//   - Given the same seed and the same sequence of calls, the same faults
+//     fire.
+//   - An FS is safe for concurrent use, and rules may be added while it is
+//     in use.
+//
+// It injects errors and latency only: it does not lose writes as a crash
+// would. Production code must not import it.
+package faultfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
@@ -10,7 +31,11 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/pause"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
+
+// ErrInjected is wrapped by every error an [FS] injects.
+var ErrInjected = errors.New("injected fault")
 
 // Op is a set of FileIO operations, for Fault rules.
 type Op uint32
@@ -51,13 +76,13 @@ func (o Op) String() string {
 	return strings.Join(names, "|")
 }
 
-// FaultMode says what a Fault does when it fires.
-type FaultMode int
+// Mode says what a Fault does when it fires.
+type Mode int
 
 const (
 	// FailBefore fails the operation without performing it: nothing is
 	// read or written (a failed Close aborts the inner writer).
-	FailBefore FaultMode = iota
+	FailBefore Mode = iota
 	// ApplyThenFail performs the operation, then reports an error: the
 	// "request landed but the answer was lost" case. For WriteExclusive the
 	// error wraps ErrAmbiguous unless Err is set; for Close the file is
@@ -67,7 +92,7 @@ const (
 	Slow
 )
 
-// Fault is one rule of a Faulty. A call matches when its operation is in
+// Fault is one rule of an FS. A call matches when its operation is in
 // Ops, its path matches Path and Match (when set) agrees. Matching calls
 // are counted per rule; the rule fires on matching call number Nth and
 // after, at most Times times, each time with chance Probability.
@@ -85,13 +110,13 @@ type Fault struct {
 	Nth int
 	// Times caps how often the rule fires; 0 means no cap.
 	Times int
-	// Probability of firing on an eligible call, drawn from the Faulty's
+	// Probability of firing on an eligible call, drawn from the FS's
 	// seeded generator; 0 means always.
 	Probability float64
 	// Mode is what firing does.
-	Mode FaultMode
+	Mode Mode
 	// Err is wrapped into the injected error besides ErrInjected (for
-	// example ErrAmbiguous for a "timed out before it landed" PUT).
+	// example storage.ErrAmbiguous for a "timed out before it landed" PUT).
 	Err error
 	// Delay is waited (honouring the context) before the operation in
 	// every mode.
@@ -104,22 +129,25 @@ type Injection struct {
 	Path string
 	// Rule is the index of the fault in the order it was added.
 	Rule int
-	Mode FaultMode
+	Mode Mode
 }
+
+// The FS must satisfy the interface it wraps.
+var _ storage.FileIO = (*FS)(nil)
 
 type faultState struct {
 	Fault
 	seen, fired int
 }
 
-// Faulty is a FileIO that injects faults into the calls it passes to an
+// FS is a storage.FileIO that injects faults into the calls it passes to an
 // inner FileIO, in the manner of pebble's vfs/errorfs: fail the Nth
 // WriteExclusive of a snapshot, make one land and then fail (ambiguous),
 // fail Writer.Close, slow down reads. Given the same seed and the same
 // sequence of calls it injects the same faults. Safe for concurrent use;
 // rules may be added while it is in use.
-type Faulty struct {
-	inner FileIO
+type FS struct {
+	inner storage.FileIO
 
 	mu     sync.Mutex
 	rng    *rand.Rand
@@ -128,16 +156,16 @@ type Faulty struct {
 	counts map[Op]int
 }
 
-// NewFaulty wraps inner with the given faults and a generator seeded with
+// New wraps inner with the given faults and a generator seeded with
 // seed.
-func NewFaulty(inner FileIO, seed uint64, faults ...Fault) *Faulty {
-	f := &Faulty{inner: inner, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), counts: map[Op]int{}}
+func New(inner storage.FileIO, seed uint64, faults ...Fault) *FS {
+	f := &FS{inner: inner, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), counts: map[Op]int{}}
 	f.Add(faults...)
 	return f
 }
 
 // Add appends rules; they apply to calls from now on.
-func (f *Faulty) Add(faults ...Fault) {
+func (f *FS) Add(faults ...Fault) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range faults {
@@ -146,21 +174,21 @@ func (f *Faulty) Add(faults ...Fault) {
 }
 
 // Clear removes all rules (the log and counts stay).
-func (f *Faulty) Clear() {
+func (f *FS) Clear() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rules = nil
 }
 
 // Injected returns the faults fired so far, in order.
-func (f *Faulty) Injected() []Injection {
+func (f *FS) Injected() []Injection {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]Injection(nil), f.log...)
 }
 
 // Calls returns how many calls of the operations in ops were made.
-func (f *Faulty) Calls(ops Op) int {
+func (f *FS) Calls(ops Op) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := 0
@@ -173,12 +201,12 @@ func (f *Faulty) Calls(ops Op) int {
 }
 
 // String names the inner FileIO.
-func (f *Faulty) String() string { return f.inner.String() }
+func (f *FS) String() string { return f.inner.String() }
 
 // decision is what happens to one call.
 type decision struct {
 	fire  bool
-	mode  FaultMode
+	mode  Mode
 	err   error
 	delay time.Duration
 }
@@ -202,7 +230,7 @@ func matchPattern(pattern, p string) (bool, error) {
 }
 
 // decide applies the rules to one call; the first rule that fires wins.
-func (f *Faulty) decide(op Op, p string) (decision, error) {
+func (f *FS) decide(op Op, p string) (decision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.counts[op]++
@@ -233,7 +261,7 @@ func (f *Faulty) decide(op Op, p string) (decision, error) {
 
 // before runs the rules for a call and waits any delay. It returns the
 // decision and, for FailBefore, the error to return.
-func (f *Faulty) before(ctx context.Context, op Op, p string) (decision, error) {
+func (f *FS) before(ctx context.Context, op Op, p string) (decision, error) {
 	d, err := f.decide(op, p)
 	if err != nil {
 		return d, err
@@ -254,18 +282,18 @@ func (f *Faulty) before(ctx context.Context, op Op, p string) (decision, error) 
 
 // after turns the result of a performed operation into the injected
 // failure for ApplyThenFail.
-func (f *Faulty) after(d decision, op Op, p string, err error) error {
+func (f *FS) after(d decision, op Op, p string, err error) error {
 	if err != nil || !d.fire || d.mode != ApplyThenFail {
 		return err
 	}
 	e := d.err
 	if e == nil && op == OpWriteExclusive {
-		e = ErrAmbiguous
+		e = storage.ErrAmbiguous
 	}
 	return f.injected(op, p, e)
 }
 
-func (f *Faulty) injected(op Op, p string, e error) error {
+func (f *FS) injected(op Op, p string, e error) error {
 	if e == nil {
 		return fmt.Errorf("%s %s/%s: %w", op, f.inner, p, ErrInjected)
 	}
@@ -273,7 +301,7 @@ func (f *Faulty) injected(op Op, p string, e error) error {
 }
 
 // Open implements FileIO.
-func (f *Faulty) Open(ctx context.Context, p string) (File, error) {
+func (f *FS) Open(ctx context.Context, p string) (storage.File, error) {
 	d, err := f.before(ctx, OpOpen, p)
 	if err != nil {
 		return nil, err
@@ -289,9 +317,9 @@ func (f *Faulty) Open(ctx context.Context, p string) (File, error) {
 }
 
 type faultyFile struct {
-	File
+	storage.File
 	ctx  context.Context
-	f    *Faulty
+	f    *FS
 	path string
 }
 
@@ -308,7 +336,7 @@ func (ff *faultyFile) ReadAt(b []byte, off int64) (int, error) {
 }
 
 // ReadFile implements FileIO.
-func (f *Faulty) ReadFile(ctx context.Context, p string) ([]byte, error) {
+func (f *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	d, err := f.before(ctx, OpReadFile, p)
 	if err != nil {
 		return nil, err
@@ -321,7 +349,7 @@ func (f *Faulty) ReadFile(ctx context.Context, p string) ([]byte, error) {
 }
 
 // Create implements FileIO.
-func (f *Faulty) Create(ctx context.Context, p string) (Writer, error) {
+func (f *FS) Create(ctx context.Context, p string) (storage.Writer, error) {
 	d, err := f.before(ctx, OpCreate, p)
 	if err != nil {
 		return nil, err
@@ -337,9 +365,9 @@ func (f *Faulty) Create(ctx context.Context, p string) (Writer, error) {
 }
 
 type faultyWriter struct {
-	Writer
+	storage.Writer
 	ctx  context.Context
-	f    *Faulty
+	f    *FS
 	path string
 }
 
@@ -362,7 +390,7 @@ func (fw *faultyWriter) Close() error {
 }
 
 // WriteFile implements FileIO.
-func (f *Faulty) WriteFile(ctx context.Context, p string, data []byte) error {
+func (f *FS) WriteFile(ctx context.Context, p string, data []byte) error {
 	d, err := f.before(ctx, OpWriteFile, p)
 	if err != nil {
 		return err
@@ -372,7 +400,7 @@ func (f *Faulty) WriteFile(ctx context.Context, p string, data []byte) error {
 
 // WriteExclusive implements FileIO. ApplyThenFail makes it create the file
 // and then report ErrAmbiguous.
-func (f *Faulty) WriteExclusive(ctx context.Context, p string, data []byte) error {
+func (f *FS) WriteExclusive(ctx context.Context, p string, data []byte) error {
 	d, err := f.before(ctx, OpWriteExclusive, p)
 	if err != nil {
 		return err
@@ -381,20 +409,20 @@ func (f *Faulty) WriteExclusive(ctx context.Context, p string, data []byte) erro
 }
 
 // Stat implements FileIO.
-func (f *Faulty) Stat(ctx context.Context, p string) (FileInfo, error) {
+func (f *FS) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
 	d, err := f.before(ctx, OpStat, p)
 	if err != nil {
-		return FileInfo{}, err
+		return storage.FileInfo{}, err
 	}
 	fi, err := f.inner.Stat(ctx, p)
 	if err = f.after(d, OpStat, p, err); err != nil {
-		return FileInfo{}, err
+		return storage.FileInfo{}, err
 	}
 	return fi, nil
 }
 
 // List implements FileIO.
-func (f *Faulty) List(ctx context.Context, dir string, recursive bool) ([]FileInfo, error) {
+func (f *FS) List(ctx context.Context, dir string, recursive bool) ([]storage.FileInfo, error) {
 	d, err := f.before(ctx, OpList, dir)
 	if err != nil {
 		return nil, err
@@ -407,7 +435,7 @@ func (f *Faulty) List(ctx context.Context, dir string, recursive bool) ([]FileIn
 }
 
 // Delete implements FileIO.
-func (f *Faulty) Delete(ctx context.Context, p string) error {
+func (f *FS) Delete(ctx context.Context, p string) error {
 	d, err := f.before(ctx, OpDelete, p)
 	if err != nil {
 		return err
