@@ -1,4 +1,12 @@
-package main
+// Package command is the `paimon` command group of benthos-paimon: table
+// maintenance named after Paimon's actions (compact, expire-snapshots,
+// expire-partitions, remove-orphan-files) and inspection (info, snapshots,
+// files) on one table of a warehouse, taking the warehouse and S3 settings
+// the paimon input and output take. A Benthos build gets the commands with
+// one option, as it gets the plugins with one import each:
+//
+//	service.RunCLI(ctx, command.CLIOpt())
+package command
 
 import (
 	"context"
@@ -14,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/service"
 	"github.com/urfave/cli/v2"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
@@ -27,7 +36,11 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// paimonCommand is the `paimon` command group: table maintenance named
+// CLIOpt adds the `paimon` command group to a Benthos CLI
+// (service.RunCLI).
+func CLIOpt() service.CLIOptFunc { return service.CLIOptAddCommand(Paimon()) }
+
+// Paimon is the `paimon` command group: table maintenance named
 // after Paimon's actions (compact, expire-snapshots, expire-partitions,
 // remove-orphan-files) and inspection (info, snapshots, files). Every
 // subcommand takes the warehouse and S3 settings the paimon input and
@@ -36,7 +49,7 @@ import (
 // Output: results on stdout, progress and warnings on stderr; every
 // command ends with a summary line. Errors are one message on stderr and
 // exit code 1.
-func paimonCommand() *cli.Command {
+func Paimon() *cli.Command {
 	return &cli.Command{
 		Name:  "paimon",
 		Usage: "Inspect and maintain Paimon tables (compact, expire snapshots and partitions, remove orphan files)",
