@@ -74,7 +74,7 @@ func (c *Committer) overwriteChanges(keep func([]byte) bool, adds []manifest.Ent
 // dropIndexEntries writes a new index manifest without the entries of the
 // partitions keep accepts, or returns the old name when none is dropped.
 func (c *Committer) dropIndexEntries(ctx context.Context, name string, keep func([]byte) bool) (string, bool, error) {
-	entries, err := c.manifests.Decoder().ReadIndexEntries(ctx, c.fio, c.tablePath, name)
+	entries, err := c.manifests.ReadIndexEntries(ctx, name)
 	if err != nil {
 		return "", false, err
 	}

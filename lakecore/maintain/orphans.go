@@ -336,7 +336,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 			var entries []manifest.IndexEntry
 			gone, err := c.read(ctx, r, func() error {
 				var err error
-				entries, err = manifest.ReadIndexEntries(ctx, t.fio, t.path, name)
+				entries, err = t.manifests.ReadIndexEntries(ctx, name)
 				return err
 			})
 			if err != nil {

@@ -128,9 +128,18 @@ func NewReader(fio storage.FileIO, tablePath string, o ReaderOptions) *Reader {
 	return r
 }
 
-// Decoder returns the reader's decoder, for the files it does not read
-// itself (index manifests, deletion vectors).
-func (r *Reader) Decoder() *Decoder { return r.dec }
+// ReadIndexEntries reads the index manifest name (a snapshot's
+// indexManifest): deletion-vector and hash index files. Snapshots record no
+// size for it, so nothing is checked beyond decoding.
+func (r *Reader) ReadIndexEntries(ctx context.Context, name string) ([]IndexEntry, error) {
+	return readManifestFile(ctx, r.fio, r.tablePath, name, "index manifest", r.dec.DecodeIndexEntries)
+}
+
+// ReadDeletionVectors reads the deletion vectors of the index manifest
+// name by data file name (Decoder.ReadDeletionVectors).
+func (r *Reader) ReadDeletionVectors(ctx context.Context, name string) (map[string]*DeletionVector, error) {
+	return r.dec.ReadDeletionVectors(ctx, r.fio, r.tablePath, name)
+}
 
 // ReadList reads and checks a manifest list.
 func (r *Reader) ReadList(ctx context.Context, l List) ([]FileMeta, error) {
@@ -156,12 +165,16 @@ func (r *Reader) ReadList(ctx context.Context, l List) ([]FileMeta, error) {
 // concatenated.
 func (r *Reader) ReadLists(ctx context.Context, lists ...List) ([]FileMeta, error) {
 	var all []FileMeta
-	for _, l := range lists {
+	for i, l := range lists {
 		metas, err := r.ReadList(ctx, l)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, metas...)
+		if i == 0 {
+			all = metas
+		} else {
+			all = append(all, metas...)
+		}
 	}
 	return all, nil
 }

@@ -260,7 +260,7 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 		splits[si].Files = fs
 	}
 	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
-		dvs, err := p.manifests.Decoder().ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
+		dvs, err := p.manifests.ReadDeletionVectors(ctx, *snap.IndexManifest)
 		if err != nil {
 			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 		}
