@@ -10,6 +10,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -58,11 +59,14 @@ func (t *Table) Lookup(ctx context.Context, id int64, key []any) ([]any, error) 
 	if err != nil || snap == nil {
 		return nil, err
 	}
-	var filter *scan.PartitionFilter
+	var filter *partition.Predicate
 	if parts := s.PartitionFields(); len(parts) > 0 {
-		filter = &scan.PartitionFilter{Keys: parts, Allowed: map[string][]any{}}
+		allowed := map[string][]any{}
 		for _, p := range parts {
-			filter.Allowed[p.Name] = []any{value[types.FieldByName(s.Fields, p.Name)]}
+			allowed[p.Name] = []any{value[types.FieldByName(s.Fields, p.Name)]}
+		}
+		if filter, err = partition.In(parts, allowed); err != nil {
+			return nil, fmt.Errorf("lookup in %s.%s: %w", t.db, t.name, err)
 		}
 	}
 	plan, err := t.planner.Full(ctx, snap, filter)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
@@ -112,7 +112,7 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 
 // partitionFilter selects exactly the partition of a serialized partition
 // row (nil for an unpartitioned table).
-func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.PartitionFilter, error) {
+func (t *Table) partitionFilter(schemaID int64, row []byte) (*partition.Predicate, error) {
 	s := t.Schema()
 	keys := s.PartitionFields()
 	if len(keys) == 0 {
@@ -122,7 +122,7 @@ func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.Partiti
 	for i, k := range keys {
 		ts[i] = k.Type
 	}
-	vals, err := binrow.Deserialize(ts, partition)
+	vals, err := binrow.Deserialize(ts, row)
 	if err != nil {
 		return nil, fmt.Errorf("restore sequence numbers of schema %d: partition: %w", schemaID, err)
 	}
@@ -130,5 +130,5 @@ func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.Partiti
 	for i, k := range keys {
 		allowed[k.Name] = []any{vals[i]}
 	}
-	return &scan.PartitionFilter{Keys: keys, Allowed: allowed}, nil
+	return partition.In(keys, allowed)
 }

@@ -202,13 +202,13 @@ func TestCppPKTablesReadable(t *testing.T) {
 				var entries []manifest.Entry
 				for _, list := range []string{s.BaseManifestList, s.DeltaManifestList} {
 					referenced[list] = true
-					metas, err := dec.ReadFileMetas(ctx, fio, tablePath, list)
+					metas, err := manifest.ReadFileMetas(ctx, fio, tablePath, list)
 					if err != nil {
 						t.Fatalf("snapshot %d: %v", id, err)
 					}
 					for _, m := range metas {
 						referenced[m.FileName] = true
-						es, err := dec.ReadEntries(ctx, fio, tablePath, m.FileName)
+						es, err := manifest.ReadEntries(ctx, fio, tablePath, m.FileName)
 						if err != nil {
 							t.Fatalf("snapshot %d: %v", id, err)
 						}

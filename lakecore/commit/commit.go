@@ -171,11 +171,10 @@ type Committer struct {
 	o         Options
 	snapshots *snapshot.Manager
 	schemas   *schema.Manager
-	cache     *manifestCache
-	// decoder and encoder keep parsed manifest schemas and zstd state
-	// from commit to commit.
-	decoder *manifest.Decoder
-	encoder *manifest.Encoder
+	// manifests reads (and caches) manifests; it and encoder keep parsed
+	// manifest schemas and zstd state from commit to commit.
+	manifests *manifest.Reader
+	encoder   *manifest.Encoder
 
 	// partTypes are the partition key types; Paimon never changes them, so
 	// they are read once.
@@ -193,8 +192,7 @@ func New(fio storage.FileIO, tablePath string, o Options) *Committer {
 		o:         o,
 		snapshots: snapshot.NewManager(fio, tablePath),
 		schemas:   schema.NewManager(fio, tablePath),
-		cache:     newManifestCache(defaultCacheEntries),
-		decoder:   manifest.NewDecoder(),
+		manifests: manifest.NewReader(fio, tablePath, manifest.ReaderOptions{CacheEntries: defaultCacheEntries}),
 		encoder:   manifest.NewEncoder(o.ManifestCodec),
 	}
 }

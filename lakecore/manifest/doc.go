@@ -10,6 +10,13 @@
 // which every Java reader since 0.9, including HEAD's strict manifest reader,
 // accepts. See paimon-format.md sections 4-6 and 8.
 //
+// Reader is how the rest of lakecore reads a table's manifests: the lists of
+// a snapshot (DataLists, DeltaList, ChangelogList), their manifests checked
+// against the records naming them, pruned by partition and merged into live
+// entries. Entries carry the whole DataFileMeta (levels and sequence numbers
+// included), so primary-key reading adds lists and readers of entries, not
+// another manifest reader.
+//
 // All functions are safe for concurrent use. Decoders never panic on bad
 // input; their errors wrap the sentinels of errors.go.
 //

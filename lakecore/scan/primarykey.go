@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
@@ -134,25 +135,18 @@ func markStreaming(plan *Plan) {
 
 // Changelog plans the changelog files snap added (ScanMode.CHANGELOG): the
 // entries of its changelog manifest list, restricted to the partitions f
-// allows, as streaming splits. A snapshot without a changelog gives an
+// passes, as streaming splits. A snapshot without a changelog gives an
 // empty plan.
-func (p *Planner) Changelog(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
-	if snap.ChangelogManifestList == nil || *snap.ChangelogManifestList == "" {
+func (p *Planner) Changelog(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
+	list, ok := manifest.ChangelogList(snap)
+	if !ok {
 		return &Plan{Snapshot: snap}, nil
 	}
-	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	plan, err := p.added(ctx, snap, list, f)
 	if err != nil {
 		return nil, fmt.Errorf("plan changelog of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
-	adds, err := p.addedEntries(ctx, snap, *snap.ChangelogManifestList, snap.ChangelogManifestListSize, f, fields)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := p.plan(ctx, &snapshot.Snapshot{ID: snap.ID}, adds, fields)
-	if err != nil {
-		return nil, err
-	}
-	plan.Snapshot = snap
+	// Changelog files carry no deletion vectors.
 	markStreaming(plan)
 	return plan, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
@@ -67,7 +68,7 @@ type StreamOptions struct {
 	// OnExpired is OnExpiredError ("" too) or OnExpiredEarliest.
 	OnExpired string
 	// Filter restricts every plan to some partitions; nil reads all.
-	Filter *PartitionFilter
+	Filter *partition.Predicate
 	// Bounded ends the stream (ErrEndOfScan) after the latest snapshot that
 	// existed when the scanner started.
 	Bounded bool

@@ -60,26 +60,26 @@ type KeyValueWriter struct {
 	restore SequenceRestorer
 	engine  *mergetree.Engine
 
-	numBuckets             int
-	partFields, bktFields  []types.DataField
-	partIdx, bktIdx        []int
-	partTypes, bktTypes    []types.DataType
-	keyIdx                 []int
-	keyTypes               []types.DataType
-	fileFields             []types.DataField
-	wopts                  datafile.WriterOptions
-	dense                  bool
-	partOpts               binrow.PartitionOptions
-	bufferSize             int64
-	dropUpdateBefore       bool
-	dropDeletes            bool
-	fileUUID, extension    string
-	fileCounter            int64
-	buckets                map[string]*kvBucket
-	order                  []*kvBucket
-	closed                 []string
-	nextSeq                map[string]int64
-	failed                 error
+	numBuckets            int
+	partFields, bktFields []types.DataField
+	partIdx, bktIdx       []int
+	partTypes, bktTypes   []types.DataType
+	keyIdx                []int
+	keyTypes              []types.DataType
+	fileFields            []types.DataField
+	wopts                 datafile.WriterOptions
+	dense                 bool
+	partOpts              binrow.PartitionOptions
+	bufferSize            int64
+	dropUpdateBefore      bool
+	dropDeletes           bool
+	fileUUID, extension   string
+	fileCounter           int64
+	buckets               map[string]*kvBucket
+	order                 []*kvBucket
+	closed                []string
+	nextSeq               map[string]int64
+	failed                error
 }
 
 // kvBucket is the write buffer of one (partition, bucket).

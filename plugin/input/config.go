@@ -20,6 +20,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -101,9 +102,10 @@ type Config struct {
 	ConsumerID string
 	// Bounded ends the input after the latest snapshot that existed at start.
 	Bounded bool
-	// PartitionFilter selects partitions; empty reads all. Bind it to the
-	// table's partition keys at Connect.
-	PartitionFilter PartitionFilter
+	// PartitionFilter selects partitions (partition.ParseConfig gives the
+	// syntax); empty reads all. It is bound to the table's partition keys
+	// at Connect.
+	PartitionFilter partition.Filter
 	// Columns is the projection, in the order given; empty means all
 	// columns in schema order.
 	Columns []string
@@ -413,7 +415,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		if err != nil {
 			return c, err
 		}
-		if c.PartitionFilter, err = ParsePartitionFilter(raw); err != nil {
+		if c.PartitionFilter, err = partition.ParseConfig(fieldPartitionFilter, raw); err != nil {
 			return c, err
 		}
 	}

@@ -77,7 +77,6 @@ type snapshotReader struct {
 	in         *Input
 	table      *lakecore.Table
 	scanner    *scan.StreamScanner
-	filter     *BoundPartitionFilter
 	projection []string
 	tread      *read.TableRead
 	build      *messageBuilder
@@ -94,10 +93,10 @@ type snapshotReader struct {
 	wg      sync.WaitGroup
 }
 
-func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScanner, filter *BoundPartitionFilter, projection []string) (*snapshotReader, error) {
+func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScanner, projection []string) (*snapshotReader, error) {
 	w := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	r := &snapshotReader{
-		in: in, table: tbl, scanner: scanner, filter: filter, projection: projection, workers: w,
+		in: in, table: tbl, scanner: scanner, projection: projection, workers: w,
 		jobs: make(chan *renderJob), pending: make(chan *renderJob, w+1), out: make(chan readResult),
 	}
 	if err := r.newRead(); err != nil {
@@ -385,9 +384,6 @@ func (r *snapshotReader) newJob(tp *trackedPlan, snapshotID, commitMillis int64)
 func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, job **renderJob, flush func() bool) error {
 	ctx := r.ctx
 	sp := plan.Splits[i]
-	if !r.filter.Match(sp.PartitionValues) {
-		return nil
-	}
 	part, err := binrow.PartitionPath(r.partKeys, sp.PartitionValues, r.partOpts)
 	if err != nil {
 		return fmt.Errorf("partition of bucket %d: %w", sp.Bucket, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -217,10 +218,13 @@ func measurePlanning(ctx context.Context, e *Env) (*Section, error) {
 	if err != nil {
 		return nil, err
 	}
-	filter := &scan.PartitionFilter{Keys: st.tbl.Schema().PartitionFields(), Allowed: map[string][]any{"dt": {"d007"}}}
+	filter, err := partition.In(st.tbl.Schema().PartitionFields(), map[string][]any{"dt": {"d007"}})
+	if err != nil {
+		return nil, err
+	}
 	var full, fullCPU, one, oneCPU Sample
 	for i := range e.Config.runs() {
-		filters := []*scan.PartitionFilter{nil, filter}
+		filters := []*partition.Predicate{nil, filter}
 		for _, fi := range rotate(len(filters), i) {
 			f := filters[fi]
 			var n int

@@ -1,4 +1,12 @@
-package main
+// Package command is the `paimon` command group of benthos-paimon: table
+// maintenance named after Paimon's actions (compact, expire-snapshots,
+// expire-partitions, remove-orphan-files) and inspection (info, snapshots,
+// files) on one table of a warehouse, taking the warehouse and S3 settings
+// the paimon input and output take. A Benthos build gets the commands with
+// one option, as it gets the plugins with one import each:
+//
+//	service.RunCLI(ctx, command.CLIOpt())
+package command
 
 import (
 	"context"
@@ -14,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/service"
 	"github.com/urfave/cli/v2"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
@@ -21,12 +30,17 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// paimonCommand is the `paimon` command group: table maintenance named
+// CLIOpt adds the `paimon` command group to a Benthos CLI
+// (service.RunCLI).
+func CLIOpt() service.CLIOptFunc { return service.CLIOptAddCommand(Paimon()) }
+
+// Paimon is the `paimon` command group: table maintenance named
 // after Paimon's actions (compact, expire-snapshots, expire-partitions,
 // remove-orphan-files) and inspection (info, snapshots, files). Every
 // subcommand takes the warehouse and S3 settings the paimon input and
@@ -35,7 +49,7 @@ import (
 // Output: results on stdout, progress and warnings on stderr; every
 // command ends with a summary line. Errors are one message on stderr and
 // exit code 1.
-func paimonCommand() *cli.Command {
+func Paimon() *cli.Command {
 	return &cli.Command{
 		Name:  "paimon",
 		Usage: "Inspect and maintain Paimon tables (compact, expire snapshots and partitions, remove orphan files)",
@@ -379,63 +393,55 @@ func partitionValues(c *cli.Context) []string {
 	return nil
 }
 
-// partitionSpec is one --partition value: "k=v[,k2=v2]", the partition
-// spec of Paimon's actions, matched against partitions' string values
-// (the directory values, unescaped; __DEFAULT_PARTITION__ for NULL).
-type partitionSpec map[string]string
-
-func parsePartitionSpecs(values []string, keys []types.DataField) ([]partitionSpec, error) {
-	var specs []partitionSpec
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = k.Name
-	}
-	for _, v := range values {
-		spec := partitionSpec{}
-		for _, kv := range strings.Split(v, ",") {
-			k, val, ok := strings.Cut(kv, "=")
-			k = strings.TrimSpace(k)
-			if !ok || k == "" {
-				return nil, fmt.Errorf("--%s %q: want key=value[,key2=value2]", flagPartition, v)
-			}
-			if len(keys) == 0 {
-				return nil, fmt.Errorf("--%s %q: the table is not partitioned", flagPartition, v)
-			}
-			if types.FieldByName(keys, k) < 0 {
-				return nil, fmt.Errorf("--%s %q: %q is not a partition key (partition keys: %s)", flagPartition, v, k, strings.Join(names, ", "))
-			}
-			if _, dup := spec[k]; dup {
-				return nil, fmt.Errorf("--%s %q: key %q given twice", flagPartition, v, k)
-			}
-			spec[k] = val
-		}
-		specs = append(specs, spec)
-	}
-	return specs, nil
+// partitionSpecs parses the --partition values, Paimon's partition specs
+// "k=v[,k2=v2]", into a filter whose values are partition strings (the
+// directory values, unescaped; __DEFAULT_PARTITION__ for NULL).
+func partitionSpecs(s *session, c *cli.Context) (partition.Filter, error) {
+	return partition.ParseSpecs("--"+flagPartition, partitionValues(c), s.tbl.Schema().PartitionFields())
 }
 
-// matches reports whether a partition, given as its keys and string
-// values, satisfies the spec.
-func (p partitionSpec) matches(keys []types.DataField, values []string) bool {
-	for i, k := range keys {
-		if want, ok := p[k.Name]; ok && values[i] != want {
-			return false
+// livePartitions returns the distinct partitions of entries, in order of
+// first appearance.
+func livePartitions(namer *binrow.PartitionNamer, entries []manifest.Entry) ([]*binrow.Partition, error) {
+	var parts []*binrow.Partition
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if seen[string(e.Partition)] {
+			continue
 		}
+		seen[string(e.Partition)] = true
+		p, err := namer.Of(e.Partition)
+		if err != nil {
+			return nil, fmt.Errorf("file %s: %w", e.File.FileName, err)
+		}
+		parts = append(parts, p)
 	}
-	return true
+	return parts, nil
 }
 
-// anySpec reports whether one of specs matches (true when there are none).
-func anySpec(specs []partitionSpec, keys []types.DataField, values []string) bool {
-	if len(specs) == 0 {
-		return true
+// bindSpecs types a filter of partition strings against parts, partitions
+// of the table partitioned by keys: a value stands for the typed values of
+// the partitions whose string it is, so any key type works as Paimon's
+// --partition k=v does, and a value no partition has matches nothing.
+func bindSpecs(f partition.Filter, keys []types.DataField, parts []*binrow.Partition) (*partition.Predicate, error) {
+	byString := make([]map[string][]any, len(keys))
+	have := make([]map[string]bool, len(keys))
+	for i := range keys {
+		byString[i], have[i] = map[string][]any{}, map[string]bool{}
 	}
-	for _, s := range specs {
-		if s.matches(keys, values) {
-			return true
+	for _, p := range parts {
+		for i, str := range p.Strings {
+			// Distinct values may share a string; each is kept once.
+			if id := fmt.Sprintf("%s\x00%T:%v", str, p.Values[i], p.Values[i]); !have[i][id] {
+				have[i][id] = true
+				byString[i][str] = append(byString[i][str], p.Values[i])
+			}
 		}
 	}
-	return false
+	return f.Bind(keys, func(key types.DataField, v any) ([]any, error) {
+		str, _ := v.(string)
+		return byString[types.FieldByName(keys, key.Name)][str], nil
+	})
 }
 
 // newPartitionNamer returns the namer of the schema's partitions, with the

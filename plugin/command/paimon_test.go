@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
@@ -880,36 +881,7 @@ func TestParseOlderThan(t *testing.T) {
 	}
 }
 
-func TestPartitionSpecs(t *testing.T) {
-	keys := types.MustParse("ROW<dt STRING, hr INT>").Fields
-	specs, err := parsePartitionSpecs([]string{"dt=2024-01-01", "dt=2024-01-02,hr=7"}, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		values []string
-		want   bool
-	}{
-		{[]string{"2024-01-01", "3"}, true},
-		{[]string{"2024-01-02", "7"}, true},
-		{[]string{"2024-01-02", "8"}, false},
-		{[]string{"2024-01-03", "7"}, false},
-	} {
-		if got := anySpec(specs, keys, tc.values); got != tc.want {
-			t.Errorf("anySpec(%v) = %v", tc.values, got)
-		}
-	}
-	for _, bad := range [][]string{{"dt"}, {"=x"}, {"x=1"}, {"dt=1,dt=2"}} {
-		if _, err := parsePartitionSpecs(bad, keys); err == nil {
-			t.Errorf("parsePartitionSpecs(%v) accepted", bad)
-		}
-	}
-	if _, err := parsePartitionSpecs([]string{"dt=1"}, nil); err == nil || !strings.Contains(err.Error(), "not partitioned") {
-		t.Errorf("unpartitioned table: %v", err)
-	}
-}
-
-// TestCompactFilters: --partition specs become typed partition filters,
+// TestCompactFilters: --partition specs become typed partition predicates,
 // one when the matched partitions are a product of per-key values, one per
 // partition otherwise; the binary then compacts exactly those partitions.
 func TestCompactFilters(t *testing.T) {
@@ -955,23 +927,29 @@ func TestCompactFilters(t *testing.T) {
 		want  string
 	}{
 		{nil, "[]"},
-		{[]string{"dt=a"}, "[map[dt:[a] hr:[1 2]]]"},
-		{[]string{"hr=2"}, "[map[dt:[a b] hr:[2]]]"},
-		{[]string{"dt=a,hr=1", "dt=b,hr=1"}, "[map[dt:[a b] hr:[1]]]"},
-		{[]string{"dt=a,hr=1", "dt=b,hr=2"}, "[map[dt:[a] hr:[1]] map[dt:[b] hr:[2]]]"},
+		{[]string{"dt=a"}, "[dt IN (a) AND hr IN (1, 2)]"},
+		{[]string{"hr=2"}, "[dt IN (a, b) AND hr IN (2)]"},
+		{[]string{"dt=a,hr=1", "dt=b,hr=1"}, "[dt IN (a, b) AND hr IN (1)]"},
+		{[]string{"dt=a,hr=1", "dt=b,hr=2"}, "[dt IN (a) AND hr IN (1) dt IN (b) AND hr IN (2)]"},
 		{[]string{"dt=c"}, "[]"},
 	} {
-		filters, err := compactFilters(s, tc.specs)
+		specs, err := partition.ParseSpecs("--partition", tc.specs, tbl.Schema().PartitionFields())
+		if err != nil {
+			t.Fatal(err)
+		}
+		filters, err := compactFilters(s, specs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
 		for _, f := range filters {
-			got = append(got, fmt.Sprint(f.Allowed))
-			if hr := f.Allowed["hr"]; len(hr) > 0 {
-				if _, ok := hr[0].(int32); !ok {
-					t.Fatalf("hr value %T, want int32", hr[0])
-				}
+			got = append(got, f.String())
+			// The values are typed: hr is an INT key.
+			if !slices.Equal(tc.specs, []string{"dt=a"}) {
+				continue
+			}
+			if !f.Match([]any{"a", int32(2)}) || f.Match([]any{"a", "2"}) {
+				t.Fatalf("%s: want int32 values for hr", f)
 			}
 		}
 		if s := "[" + strings.Join(got, " ") + "]"; s != tc.want {

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -196,7 +197,7 @@ type fileRow struct {
 // liveFiles returns the live files of snapshot id (0 = latest) that match
 // specs, in the order of sortEntries, and the snapshot (nil when the table
 // has none).
-func liveFiles(s *session, id int64, specs []partitionSpec) ([]fileRow, *snapshot.Snapshot, error) {
+func liveFiles(s *session, id int64, specs partition.Filter) ([]fileRow, *snapshot.Snapshot, error) {
 	var snap *snapshot.Snapshot
 	var err error
 	if id == 0 {
@@ -219,6 +220,14 @@ func liveFiles(s *session, id int64, specs []partitionSpec) ([]fileRow, *snapsho
 	if err != nil {
 		return nil, nil, err
 	}
+	parts, err := livePartitions(namer, entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	match, err := bindSpecs(specs, namer.Keys(), parts)
+	if err != nil {
+		return nil, nil, err
+	}
 	names := map[string]string{}
 	kept := entries[:0]
 	for _, e := range entries {
@@ -226,7 +235,7 @@ func liveFiles(s *session, id int64, specs []partitionSpec) ([]fileRow, *snapsho
 		if err != nil {
 			return nil, nil, fmt.Errorf("file %s: %w", e.File.FileName, err)
 		}
-		if !anySpec(specs, namer.Keys(), p.Strings) {
+		if !match.Match(p.Values) {
 			continue
 		}
 		names[string(e.Partition)] = p.Name
@@ -274,7 +283,7 @@ func newFileRow(tbl *lakecore.Table, e manifest.Entry, p *binrow.Partition, data
 }
 
 func runFiles(s *session, c *cli.Context) error {
-	specs, err := parsePartitionSpecs(partitionValues(c), s.tbl.Schema().PartitionFields())
+	specs, err := partitionSpecs(s, c)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package command
 
 import (
 	"fmt"
@@ -7,8 +7,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 )
 
@@ -105,7 +106,11 @@ func runCompact(s *session, c *cli.Context) error {
 	if c.IsSet("min-file-num") && o.MinFileNum < 1 {
 		return fmt.Errorf("--min-file-num must be at least 1")
 	}
-	filters, err := compactFilters(s, partitionValues(c))
+	specs, err := partitionSpecs(s, c)
+	if err != nil {
+		return err
+	}
+	filters, err := compactFilters(s, specs)
 	if err != nil {
 		return err
 	}
@@ -115,7 +120,7 @@ func runCompact(s *session, c *cli.Context) error {
 		return nil
 	}
 	if filters == nil {
-		filters = []*scan.PartitionFilter{nil}
+		filters = []*partition.Predicate{nil}
 	}
 	total := &maintain.Report{Operation: maintain.OpCompact, Table: s.tbl.Path(), DryRun: o.DryRun}
 	for _, f := range filters {
@@ -153,27 +158,23 @@ func mergeCompactReports(total, rep *maintain.Report) {
 	total.Duration += rep.Duration
 }
 
-// compactFilters turns --partition specs into partition filters for
+// compactFilters turns --partition specs into partition predicates for
 // Compact: nil without specs (the whole table), an empty slice when no
 // live partition matches. The specs are matched against the string values
-// of the latest snapshot's partitions and the filters take those
-// partitions' typed values, so any key type works as Paimon's
-// `--partition k=v` does. One filter when the matched partitions are
-// exactly a product of per-key value sets (the usual case: one key, or one
-// spec), else one per partition.
-func compactFilters(s *session, values []string) ([]*scan.PartitionFilter, error) {
-	if len(values) == 0 {
+// of the latest snapshot's partitions (bindSpecs) and the predicates take
+// those partitions' typed values. One predicate when the matched
+// partitions are exactly a product of per-key value sets (the usual case:
+// one key, or one spec), else one per partition, each compacted in its own
+// snapshot.
+func compactFilters(s *session, specs partition.Filter) ([]*partition.Predicate, error) {
+	if specs.IsEmpty() {
 		return nil, nil
 	}
 	sch := s.tbl.Schema()
 	keys := sch.PartitionFields()
-	specs, err := parsePartitionSpecs(values, keys)
-	if err != nil {
-		return nil, err
-	}
 	snap, err := s.tbl.Snapshots().Latest(s.ctx)
 	if err != nil || snap == nil {
-		return []*scan.PartitionFilter{}, err
+		return []*partition.Predicate{}, err
 	}
 	entries, err := s.tbl.Planner().LiveEntries(s.ctx, snap, nil)
 	if err != nil {
@@ -183,67 +184,64 @@ func compactFilters(s *session, values []string) ([]*scan.PartitionFilter, error
 	if err != nil {
 		return nil, err
 	}
-	type part struct {
-		strs []string
-		vals []any
+	all, err := livePartitions(namer, entries)
+	if err != nil {
+		return nil, err
 	}
-	var all, matched []part
-	seen := map[string]bool{}
-	for _, e := range entries {
-		if seen[string(e.Partition)] {
-			continue
-		}
-		seen[string(e.Partition)] = true
-		p, err := namer.Of(e.Partition)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, part{p.Strings, p.Values})
-		if anySpec(specs, keys, p.Strings) {
-			matched = append(matched, part{p.Strings, p.Values})
+	match, err := bindSpecs(specs, keys, all)
+	if err != nil {
+		return nil, err
+	}
+	var matched []*binrow.Partition
+	for _, p := range all {
+		if match.Match(p.Values) {
+			matched = append(matched, p)
 		}
 	}
 	if len(matched) == 0 {
-		return []*scan.PartitionFilter{}, nil
+		return []*partition.Predicate{}, nil
 	}
-	exact := func(ps []part) *scan.PartitionFilter {
-		f := &scan.PartitionFilter{Keys: keys, Allowed: map[string][]any{}}
+	exact := func(ps []*binrow.Partition) (*partition.Predicate, error) {
+		allowed := map[string][]any{}
 		for i, k := range keys {
 			have := map[string]bool{}
 			for _, p := range ps {
-				if !have[p.strs[i]] {
-					have[p.strs[i]] = true
-					f.Allowed[k.Name] = append(f.Allowed[k.Name], p.vals[i])
+				if !have[p.Strings[i]] {
+					have[p.Strings[i]] = true
+					allowed[k.Name] = append(allowed[k.Name], p.Values[i])
 				}
 			}
 		}
-		return f
+		return partition.In(keys, allowed)
 	}
-	// The product filter is exact when it admits no live partition
+	// The product predicate is exact when it admits no live partition
 	// beyond the matched ones.
 	allowed := make([]map[string]bool, len(keys))
 	for i := range keys {
 		allowed[i] = map[string]bool{}
 		for _, p := range matched {
-			allowed[i][p.strs[i]] = true
+			allowed[i][p.Strings[i]] = true
 		}
 	}
 	admitted := 0
 	for _, p := range all {
 		ok := true
 		for i := range keys {
-			ok = ok && allowed[i][p.strs[i]]
+			ok = ok && allowed[i][p.Strings[i]]
 		}
 		if ok {
 			admitted++
 		}
 	}
 	if admitted == len(matched) {
-		return []*scan.PartitionFilter{exact(matched)}, nil
+		f, err := exact(matched)
+		return []*partition.Predicate{f}, err
 	}
-	filters := make([]*scan.PartitionFilter, len(matched))
+	filters := make([]*partition.Predicate, len(matched))
 	for i, p := range matched {
-		filters[i] = exact([]part{p})
+		if filters[i], err = exact([]*binrow.Partition{p}); err != nil {
+			return nil, err
+		}
 	}
 	return filters, nil
 }
