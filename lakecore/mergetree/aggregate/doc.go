@@ -1,0 +1,42 @@
+// Package aggregate is Paimon's aggregation merge engine
+// (merge-engine = aggregation) over lakecore's Go values: one aggregate
+// function per field, folding the rows of one primary key in merge order.
+//
+// It mirrors apache/paimon release-1.4.2:
+// paimon-core/src/main/java/org/apache/paimon/mergetree/compact/aggregate/
+// (AggregateMergeFunction.java, FieldAggregator.java, the Field*Agg classes
+// and factory/Field*AggFactory.java) and the per-field options of
+// paimon-api/.../CoreOptions.java (paimon-pk.md §5.4).
+//
+// Functions ([New]): sum, product, max, min, last_value,
+// last_non_null_value, first_value, first_non_null_value (and its legacy
+// name first_not_null_value), listagg, bool_and, bool_or, collect,
+// merge_map, merge_map_with_keytime, nested_update, nested_partial_update
+// and primary-key. Java 1.4.2 has no count function.
+//
+// Refused with [ErrUnsupportedFunction] (lakecore cannot reproduce Java's
+// bytes or order, so it reports instead of returning a different value):
+//   - rbm32, rbm64: Java's RoaringBitmap picks container kinds by the path
+//     of the union (run vs array on a size tie), not only by the result;
+//   - hll_sketch, theta_sketch: the DataSketches union algorithms and
+//     binary formats are not implemented;
+//   - collect with distinct, merge_map and merge_map_with_keytime whose
+//     elements or keys are BINARY/VARBINARY (Java hashes byte[] by
+//     identity: equal byte strings are not merged and the order is
+//     arbitrary) or ARRAY/MAP/MULTISET/ROW (Java's hash of the reader's
+//     nested objects is not reproduced);
+//   - at run time, a Java HashMap bin that Java would turn into a
+//     red-black tree (9 or more colliding keys in a table of 64 buckets or
+//     more), whose iteration order is not mirrored.
+//
+// Java builds the results of collect (distinct), merge_map,
+// merge_map_with_keytime, nested_update (with nested-key) and
+// nested_partial_update in a java.util.HashMap or HashSet, so their order
+// is the HashMap's iteration order; this package reproduces it (Java's
+// hashCode of each value, HashMap's bin layout and resizing), so arrays and
+// maps come out in Java's order.
+//
+// Values are those of lakecore/types (nil is NULL); the functions never
+// modify their inputs, but a result may share slices with them.
+// A Func or RowAggregator is not safe for concurrent use.
+package aggregate
