@@ -81,7 +81,9 @@ func steps(s ...any) []step {
 	return out
 }
 
-func field(name string, t types.DataType) types.DataField { return types.DataField{Name: name, Type: t} }
+func field(name string, t types.DataType) types.DataField {
+	return types.DataField{Name: name, Type: t}
+}
 
 func ints(vs ...int32) []any {
 	out := make([]any, len(vs))
