@@ -20,7 +20,6 @@ func TestNewErrors(t *testing.T) {
 	}{
 		{"unknown", "count", types.BigIntType(), nil, aggregate.ErrUnsupportedFunction},
 		{"misspelled", "Sum", types.BigIntType(), nil, aggregate.ErrUnsupportedFunction},
-		{"rbm32", "rbm32", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
 		{"rbm64", "rbm64", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
 		{"hll", "hll_sketch", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
 		{"theta", "theta_sketch", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},

@@ -11,13 +11,12 @@
 // Functions ([New]): sum, product, max, min, last_value,
 // last_non_null_value, first_value, first_non_null_value (and its legacy
 // name first_not_null_value), listagg, bool_and, bool_or, collect,
-// merge_map, merge_map_with_keytime, nested_update, nested_partial_update
-// and primary-key. Java 1.4.2 has no count function.
+// merge_map, merge_map_with_keytime, nested_update, nested_partial_update,
+// rbm32 and primary-key. Java 1.4.2 has no count function.
 //
 // Refused with [ErrUnsupportedFunction] (lakecore cannot reproduce Java's
 // bytes or order, so it reports instead of returning a different value):
-//   - rbm32, rbm64: Java's RoaringBitmap picks container kinds by the path
-//     of the union (run vs array on a size tie), not only by the result;
+//   - rbm64: Roaring64Bitmap's own (ART) serialization is not implemented;
 //   - hll_sketch, theta_sketch: the DataSketches union algorithms and
 //     binary formats are not implemented;
 //   - collect with distinct, merge_map and merge_map_with_keytime whose
@@ -35,6 +34,10 @@
 // is the HashMap's iteration order; this package reproduces it (Java's
 // hashCode of each value, HashMap's bin layout and resizing), so arrays and
 // maps come out in Java's order.
+//
+// TestJavaOracle replays each function on cases whose results Java Paimon
+// 1.4.2 itself computed (testdata/oracle/AggOracle.java; the results are
+// in testdata/java_oracle.json).
 //
 // Values are those of lakecore/types (nil is NULL); the functions never
 // modify their inputs, but a result may share slices with them.

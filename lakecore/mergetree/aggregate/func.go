@@ -142,18 +142,18 @@ func newFunc(name string, f types.DataField, o fieldOptions) (Func, error) {
 		return newNestedPartialUpdate(f, o)
 	case namePrimaryKey:
 		return primaryKeyFunc{}, nil
-	case nameRBM32, nameRBM64:
+	case nameRBM32:
+		return newRBM32(f)
+	case nameRBM64, nameHLLSketch, nameThetaSketch:
 		if t.Kind != types.KindVarBinary {
 			return nil, typeError(name, f, "VARBINARY")
 		}
-		return nil, fmt.Errorf("%w: %s for field %q: Java's RoaringBitmap serialization after a union depends on the container kinds of the inputs (run or array on a size tie), which lakecore does not reproduce",
-			ErrUnsupportedFunction, name, f.Name)
-	case nameHLLSketch, nameThetaSketch:
-		if t.Kind != types.KindVarBinary {
-			return nil, typeError(name, f, "VARBINARY")
+		what := "the DataSketches union and its binary format are"
+		if name == nameRBM64 {
+			what = "Roaring64Bitmap's own (ART) serialization is"
 		}
-		return nil, fmt.Errorf("%w: %s for field %q: the DataSketches union and its binary format are not implemented",
-			ErrUnsupportedFunction, name, f.Name)
+		return nil, fmt.Errorf("%w: %s for field %q: %s not implemented",
+			ErrUnsupportedFunction, name, f.Name, what)
 	}
 	return nil, fmt.Errorf("%w: %q for field %q (Java: use unsupported aggregation or spell aggregate function incorrectly)",
 		ErrUnsupportedFunction, name, f.Name)
