@@ -193,6 +193,37 @@ func (m *hashMap) put(h int32, key, value any) error {
 	return nil
 }
 
+// computeIfAbsent is HashMap.computeIfAbsent, which differs from put in
+// three ways that change the order: it resizes before inserting, when the
+// size already exceeds the threshold (put resizes right after the
+// insertion that exceeds it); it inserts at the head of the bin; and it
+// treeifies a bin that already held 7 entries. It returns the key's value,
+// adding value() when the key is absent.
+func (m *hashMap) computeIfAbsent(h int32, key any, value func() any) (any, error) {
+	if len(m.bins) == 0 {
+		m.bins = make([][]*hashEntry, 16)
+	} else if m.size > len(m.bins)*3/4 {
+		m.resize()
+	}
+	if e := m.find(h, key); e != nil {
+		return e.value, nil
+	}
+	i := m.index(h)
+	n := len(m.bins[i])
+	v := value()
+	m.bins[i] = append([]*hashEntry{{hash: h, key: key, value: v}}, m.bins[i]...)
+	if n >= treeifyThreshold-1 {
+		if len(m.bins) < minTreeifyCapacity {
+			m.resize()
+		} else {
+			return nil, fmt.Errorf("%w: %d keys collide in one bin of Java's HashMap, which Java turns into a tree whose order is not reproduced",
+				ErrUnsupportedFunction, n+1)
+		}
+	}
+	m.size++
+	return v, nil
+}
+
 // remove is HashMap.remove.
 func (m *hashMap) remove(h int32, key any) {
 	if len(m.bins) == 0 {

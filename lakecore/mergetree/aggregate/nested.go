@@ -209,9 +209,10 @@ func (f *nestedUpdateFunc) Reset() {}
 
 // nestedPartialUpdateFunc is FieldNestedPartialUpdateAgg over ARRAY<ROW>
 // with a required fields.<f>.nested-key: the non-NULL rows of the
-// accumulator then of the input are merged by key in a java.util.HashMap,
-// each non-NULL field overwriting the key's row (a partial update), and
-// come out in the HashMap's order. Java cannot retract it.
+// accumulator then of the input are merged by key in a java.util.HashMap
+// (with computeIfAbsent, whose order differs from put's), each non-NULL
+// field overwriting the key's row (a partial update), and come out in the
+// HashMap's order. Java cannot retract it.
 type nestedPartialUpdateFunc struct {
 	noRetract
 	row types.DataType
@@ -251,12 +252,9 @@ func (f *nestedPartialUpdateFunc) Agg(acc, in any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		cur, ok := hm.get(h, k)
-		if !ok {
-			cur = make([]any, width)
-			if err := hm.put(h, k, cur); err != nil {
-				return nil, fmt.Errorf("nested_partial_update: %w", err)
-			}
+		cur, err := hm.computeIfAbsent(h, k, func() any { return make([]any, width) })
+		if err != nil {
+			return nil, fmt.Errorf("nested_partial_update: %w", err)
 		}
 		upd := cur.([]any)
 		for i, v := range r {
