@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"math/big"
+	mrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -511,7 +512,7 @@ func compactStep(v any) any {
 // value after each step (order of arrays and maps included), an error
 // where Java throws, and ErrUnsupportedFunction for the refused cases.
 func TestJavaOracle(t *testing.T) {
-	cases := slices.Concat(oracleCases(), rbmCases(), randomRBMCases(), randomHashCases())
+	cases := slices.Concat(oracleCases(), rbmCases(), randomRBMCases(), randomHashCases(), randomScalarCases())
 	if *regenOracle {
 		regenerateOracle(t, cases)
 	}
@@ -798,3 +799,118 @@ func randomHashCases() []oracleCase {
 	add("nested_partial_update", "nested_partial_update", types.ArrayType(nestedRow), map[string]string{"fields.f.nested-key": "k,v"}, func() any { return rowArr() })
 	return out
 }
+
+// randomScalarCases are random agg/retract/reversed sequences for the
+// numeric functions (DECIMAL precisions on both sides of 18, FLOAT and
+// DOUBLE bits, integer wrapping), listagg with random tokens and
+// merge_map_with_keytime with random timestamps.
+func randomScalarCases() []oracleCase {
+	r := rand.New(rand.NewPCG(3, 5))
+	op := func() string { return []string{"agg", "agg", "agg", "retract", "reversed"}[r.IntN(5)] }
+	var out []oracleCase
+	for i := 0; i < 40; i++ {
+		p := []int{3, 5, 10, 18, 19, 25, 38}[r.IntN(7)]
+		s := r.IntN(min(p, 6) + 1)
+		t := types.DecimalType(p, s)
+		fn := []string{"sum", "product", "max", "min"}[r.IntN(4)]
+		var st []step
+		for j := 0; j < 8; j++ {
+			var v any
+			if r.IntN(6) > 0 {
+				digits := 1 + r.IntN(p)
+				u := new(big.Int).Rand(mrand.New(randSource{r}), types.Pow10Big(digits))
+				if r.IntN(2) == 0 {
+					u.Neg(u)
+				}
+				v = types.Decimal{Unscaled: u, Scale: s}
+			}
+			o := op()
+			if fn == "max" || fn == "min" {
+				o = "agg"
+			}
+			st = append(st, step{o, v})
+		}
+		out = append(out, oracleCase{name: fmt.Sprintf("random %s %s %d", fn, t, i), fn: fn, typ: t, steps: st})
+	}
+	for i := 0; i < 30; i++ {
+		kind := []types.DataType{types.TinyIntType(), types.SmallIntType(), types.IntType(), types.BigIntType(), types.FloatType(), types.DoubleType()}[r.IntN(6)]
+		fn := []string{"sum", "product"}[r.IntN(2)]
+		var st []step
+		for j := 0; j < 8; j++ {
+			var v any
+			if r.IntN(6) > 0 {
+				x := r.Int64()
+				switch kind.Kind {
+				case types.KindTinyInt:
+					v = int8(x)
+				case types.KindSmallInt:
+					v = int16(x)
+				case types.KindInt:
+					v = int32(x)
+				case types.KindBigInt:
+					v = x
+				case types.KindFloat:
+					v = float32(r.NormFloat64() * 1e3)
+				case types.KindDouble:
+					v = r.NormFloat64() * 1e6
+				}
+				if fn == "product" && r.IntN(4) == 0 && kind.Kind != types.KindFloat && kind.Kind != types.KindDouble {
+					v = map[types.Kind]any{types.KindTinyInt: int8(-1), types.KindSmallInt: int16(3), types.KindInt: int32(-7), types.KindBigInt: int64(2)}[kind.Kind]
+				}
+			}
+			st = append(st, step{op(), v})
+		}
+		out = append(out, oracleCase{name: fmt.Sprintf("random %s %s %d", fn, kind, i), fn: fn, typ: kind, steps: st})
+	}
+	tokens := []string{"", "a", "b", "ab", "a,b", ",", "b,,a", "x y", " "}
+	for i := 0; i < 20; i++ {
+		opts := map[string]string{}
+		if r.IntN(2) == 0 {
+			opts["fields.f.distinct"] = "true"
+		}
+		if r.IntN(3) == 0 {
+			opts["fields.f.list-agg-delimiter"] = []string{"", " ", ";", "ab"}[r.IntN(4)]
+		}
+		var st []step
+		for j := 0; j < 6; j++ {
+			var v any
+			if r.IntN(5) > 0 {
+				v = tokens[r.IntN(len(tokens))] + tokens[r.IntN(len(tokens))]
+			}
+			st = append(st, step{"agg", v})
+		}
+		out = append(out, oracleCase{name: fmt.Sprintf("random listagg %d", i), fn: "listagg", typ: types.StringType(), options: opts, steps: st})
+	}
+	ktRow := types.RowType(field("v", types.IntType()), field("ts", types.StringType()))
+	for i := 0; i < 15; i++ {
+		var st []step
+		for j := 0; j < 5; j++ {
+			var m types.Map
+			for k := 0; k < 6; k++ {
+				if r.IntN(2) == 0 {
+					continue
+				}
+				var val any
+				if r.IntN(5) > 0 {
+					var ts any
+					if r.IntN(5) > 0 {
+						ts = []string{"2024-01-01", "2024-01-02", "2024-1-3", "2023-12-31 23:59", "z", "é", "🙂"}[r.IntN(7)]
+					}
+					val = row(int32(r.IntN(100)), ts)
+				}
+				m.Keys = append(m.Keys, int32(k*16))
+				m.Values = append(m.Values, val)
+			}
+			st = append(st, step{"agg", m})
+		}
+		out = append(out, oracleCase{name: fmt.Sprintf("random merge_map_with_keytime %d", i), fn: "merge_map_with_keytime", typ: types.MapType(types.IntType(), ktRow), steps: st})
+	}
+	return out
+}
+
+// randSource makes a math/rand/v2 generator the math/rand Source that
+// big.Int.Rand needs.
+type randSource struct{ r *rand.Rand }
+
+func (s randSource) Int63() int64 { return s.r.Int64() }
+func (s randSource) Seed(int64)   {}
