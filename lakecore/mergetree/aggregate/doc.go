@@ -19,14 +19,17 @@
 //   - rbm64: Roaring64Bitmap's own (ART) serialization is not implemented;
 //   - hll_sketch, theta_sketch: the DataSketches union algorithms and
 //     binary formats are not implemented;
-//   - collect with distinct, merge_map and merge_map_with_keytime whose
-//     elements or keys are BINARY/VARBINARY (Java hashes byte[] by
-//     identity: equal byte strings are not merged and the order is
-//     arbitrary) or ARRAY/MAP/MULTISET/ROW (Java's hash of the reader's
-//     nested objects is not reproduced);
-//   - at run time, a Java HashMap bin that Java would turn into a
-//     red-black tree (9 or more colliding keys in a table of 64 buckets or
-//     more), whose iteration order is not mirrored.
+//   - collect with distinct over BINARY/VARBINARY elements, and merge_map
+//     or merge_map_with_keytime with BINARY/VARBINARY keys: Java hashes
+//     byte[] by identity, so equal byte strings are not merged and the
+//     order is arbitrary;
+//   - merge_map and merge_map_with_keytime with ARRAY/MAP/MULTISET/ROW
+//     keys: Java's hash of the reader's nested objects is not reproduced;
+//   - at run time, collect's retraction of nested elements without
+//     distinct (Java compares the reader's objects with Object.equals),
+//     and any Java HashMap bin that Java would turn into a red-black tree
+//     (8 or more keys colliding in one bin of a table of at least 64
+//     bins), whose iteration order is not reproduced.
 //
 // Java builds the results of collect (distinct), merge_map,
 // merge_map_with_keytime, nested_update (with nested-key) and
