@@ -22,7 +22,6 @@ func TestNewErrors(t *testing.T) {
 		{"misspelled", "Sum", types.BigIntType(), nil, aggregate.ErrUnsupportedFunction},
 		{"rbm64", "rbm64", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
 		{"hll", "hll_sketch", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
-		{"theta", "theta_sketch", types.BytesType(), nil, aggregate.ErrUnsupportedFunction},
 		{"rbm32 binary(4)", "rbm32", types.BinaryType(4), nil, aggregate.ErrInvalidType},
 		{"sum string", "sum", types.StringType(), nil, aggregate.ErrInvalidType},
 		{"product date", "product", types.DateType(), nil, aggregate.ErrInvalidType},

@@ -12,13 +12,13 @@
 // last_non_null_value, first_value, first_non_null_value (and its legacy
 // name first_not_null_value), listagg, bool_and, bool_or, collect,
 // merge_map, merge_map_with_keytime, nested_update, nested_partial_update,
-// rbm32 and primary-key. Java 1.4.2 has no count function.
+// rbm32, theta_sketch and primary-key. Java 1.4.2 has no count function.
 //
 // Refused with [ErrUnsupportedFunction] (lakecore cannot reproduce Java's
 // bytes or order, so it reports instead of returning a different value):
 //   - rbm64: Roaring64Bitmap's own (ART) serialization is not implemented;
-//   - hll_sketch, theta_sketch: the DataSketches union algorithms and
-//     binary formats are not implemented;
+//   - hll_sketch: the DataSketches HLL union and its HLL_4 format are not
+//     implemented (theta_sketch is, for serialization version 3);
 //   - collect with distinct over BINARY/VARBINARY elements, and merge_map
 //     or merge_map_with_keytime with BINARY/VARBINARY keys: Java hashes
 //     byte[] by identity, so equal byte strings are not merged and the

@@ -144,11 +144,13 @@ func newFunc(name string, f types.DataField, o fieldOptions) (Func, error) {
 		return primaryKeyFunc{}, nil
 	case nameRBM32:
 		return newRBM32(f)
-	case nameRBM64, nameHLLSketch, nameThetaSketch:
+	case nameThetaSketch:
+		return newTheta(f)
+	case nameRBM64, nameHLLSketch:
 		if t.Kind != types.KindVarBinary {
 			return nil, typeError(name, f, "VARBINARY")
 		}
-		what := "the DataSketches union and its binary format are"
+		what := "the DataSketches HLL union and its HLL_4 format are"
 		if name == nameRBM64 {
 			what = "Roaring64Bitmap's own (ART) serialization is"
 		}

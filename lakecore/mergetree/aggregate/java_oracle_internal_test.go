@@ -270,7 +270,6 @@ func oracleCases() []oracleCase {
 		{name: "count is not a Java function", fn: "count", typ: types.BigIntType()},
 		{name: "rbm64 refused", fn: "rbm64", typ: types.BytesType(), steps: aggs(nil), refused: true},
 		{name: "hll_sketch refused", fn: "hll_sketch", typ: types.BytesType(), steps: aggs(nil), refused: true},
-		{name: "theta_sketch refused", fn: "theta_sketch", typ: types.BytesType(), steps: aggs(nil), refused: true},
 		{name: "rbm32 rejects string", fn: "rbm32", typ: types.StringType()},
 
 		// RowAggregator (AggregateMergeFunction)
@@ -512,7 +511,7 @@ func compactStep(v any) any {
 // value after each step (order of arrays and maps included), an error
 // where Java throws, and ErrUnsupportedFunction for the refused cases.
 func TestJavaOracle(t *testing.T) {
-	cases := slices.Concat(oracleCases(), rbmCases(), randomRBMCases(), randomHashCases(), randomScalarCases())
+	cases := slices.Concat(oracleCases(), rbmCases(), randomRBMCases(), randomHashCases(), randomScalarCases(), thetaCases())
 	if *regenOracle {
 		regenerateOracle(t, cases)
 	}
@@ -914,3 +913,52 @@ type randSource struct{ r *rand.Rand }
 
 func (s randSource) Int63() int64 { return s.r.Int64() }
 func (s randSource) Seed(int64)   {}
+
+// thetaCases are unions of compact Theta sketches: empty, single items,
+// exact ones past k entries, estimation mode, and unions past the
+// gadget's rebuild threshold.
+func thetaCases() []oracleCase {
+	r := rand.New(rand.NewPCG(11, 13))
+	sketch := func(n int, theta int64) []byte {
+		seen := map[int64]bool{}
+		var hs []int64
+		for len(hs) < n {
+			h := r.Int64N(theta-1) + 1
+			if !seen[h] {
+				seen[h] = true
+				hs = append(hs, h)
+			}
+		}
+		slices.Sort(hs)
+		return encodeTheta(false, theta, hs)
+	}
+	maxT := int64(thetaMaxTheta)
+	empty := encodeTheta(true, maxT, nil)
+	t := types.BytesType()
+	cases := []oracleCase{
+		{name: "theta empty", fn: "theta_sketch", typ: t, steps: aggs(empty, empty, sketch(1, maxT), empty)},
+		{name: "theta small", fn: "theta_sketch", typ: t, steps: aggs(sketch(1, maxT), sketch(1, maxT), sketch(3, maxT), sketch(100, maxT))},
+		{name: "theta exact past k", fn: "theta_sketch", typ: t, steps: aggs(sketch(5000, maxT), sketch(3, maxT))},
+		{name: "theta estimation", fn: "theta_sketch", typ: t, steps: aggs(sketch(4096, maxT/3), sketch(200, maxT), sketch(4096, maxT/5))},
+		{name: "theta rebuild", fn: "theta_sketch", typ: t, steps: aggs(sketch(6000, maxT), sketch(6000, maxT), sketch(7000, maxT))},
+		{name: "theta estimation no entries", fn: "theta_sketch", typ: t, steps: aggs(encodeTheta(false, 1000, nil), sketch(5, maxT))},
+		{name: "theta garbage", fn: "theta_sketch", typ: t, steps: aggs(empty, []byte{2, 3, 3, 0, 0, 0x1a, 0xcc, 0x93, 9, 0, 0, 0})},
+		{name: "theta truncated entries", fn: "theta_sketch", typ: t, steps: aggs(empty, []byte{2, 3, 3, 0, 0, 0x1a, 0xcc, 0x93, 9, 0, 0, 0, 0, 0, 0x80, 0x3f, 1, 2, 3})},
+		{name: "theta wrong seed", fn: "theta_sketch", typ: t, steps: aggs(sketch(2, maxT), append([]byte{2, 3, 3, 0, 0, 0x1a, 0x11, 0x22, 1, 0, 0, 0, 0, 0, 0x80, 0x3f}, make([]byte, 8)...))},
+		{name: "theta wrong family", fn: "theta_sketch", typ: t, steps: aggs(sketch(2, maxT), append([]byte{2, 3, 7, 0, 0, 0x1a, 0xcc, 0x93, 1, 0, 0, 0, 0, 0, 0x80, 0x3f}, make([]byte, 8)...))},
+		{name: "theta retract fails", fn: "theta_sketch", typ: t, steps: steps("agg", empty, "retract", empty)},
+	}
+	for i := 0; i < 12; i++ {
+		var st []step
+		for j := 0; j < 3; j++ {
+			n := []int{0, 1, 2, 50, 3000, 4096, 4500, 7000}[r.IntN(8)]
+			theta := maxT
+			if r.IntN(3) == 0 {
+				theta = r.Int64N(maxT-1<<40) + 1<<40
+			}
+			st = append(st, step{"agg", sketch(n, theta)})
+		}
+		cases = append(cases, oracleCase{name: fmt.Sprintf("theta random %d", i), fn: "theta_sketch", typ: t, steps: st})
+	}
+	return cases
+}
