@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -126,7 +127,7 @@ func (f *nestedUpdateFunc) Agg(acc, in any) (any, error) {
 		return acc, nil
 	}
 	width := len(f.row.Fields)
-	rows, err := nonNullRows(nil, a, width, int(^uint(0)>>1))
+	rows, err := nonNullRows(nil, a, width, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +166,11 @@ func (f *nestedUpdateFunc) Retract(acc, in any) (any, error) {
 		return acc, nil
 	}
 	width := len(f.row.Fields)
-	rows, err := nonNullRows(nil, acc, width, int(^uint(0)>>1))
+	rows, err := nonNullRows(nil, acc, width, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
-	retract, err := nonNullRows(nil, in, width, int(^uint(0)>>1))
+	retract, err := nonNullRows(nil, in, width, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
@@ -239,11 +240,11 @@ func (f *nestedPartialUpdateFunc) Agg(acc, in any) (any, error) {
 		return firstNonNil(acc, in), nil
 	}
 	width := len(f.row.Fields)
-	rows, err := nonNullRows(nil, acc, width, int(^uint(0)>>1))
+	rows, err := nonNullRows(nil, acc, width, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
-	if rows, err = nonNullRows(rows, in, width, int(^uint(0)>>1)); err != nil {
+	if rows, err = nonNullRows(rows, in, width, math.MaxInt); err != nil {
 		return nil, err
 	}
 	hm := newHashMap(stringEqual)
