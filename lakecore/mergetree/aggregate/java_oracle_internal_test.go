@@ -198,6 +198,9 @@ func oracleCases() []oracleCase {
 		{name: "primary-key", fn: "primary-key", typ: types.IntType(), steps: steps("agg", int32(1), "retract", int32(2), "agg", nil, "reversed", int32(9))},
 		// bool
 		{name: "bool_and", fn: "bool_and", typ: types.BooleanType(), steps: aggs(nil, true, nil, true, false, true)},
+		{name: "bool_or reversed", fn: "bool_or", typ: types.BooleanType(), steps: steps("reversed", nil, "reversed", false, "reversed", true, "agg", false)},
+		{name: "max min reversed", fn: "min", typ: types.IntType(), steps: steps("reversed", int32(3), "reversed", int32(1), "reversed", int32(2))},
+		{name: "first_non_null_value reversed", fn: "first_non_null_value", typ: types.IntType(), steps: steps("reversed", nil, "reversed", int32(1), "reversed", int32(2), "agg", int32(3))},
 		{name: "bool_or", fn: "bool_or", typ: types.BooleanType(), steps: aggs(false, nil, false, true, false)},
 		{name: "bool_or rejects int", fn: "bool_or", typ: types.IntType()},
 		{name: "bool_and retract fails", fn: "bool_and", typ: types.BooleanType(), steps: steps("agg", true, "retract", true)},
@@ -690,7 +693,7 @@ func randomRBMCases() []oracleCase {
 	var out []oracleCase
 	for i := 0; i < 40; i++ {
 		out = append(out, oracleCase{name: fmt.Sprintf("rbm32 random %d", i), fn: "rbm32", typ: types.BytesType(),
-			steps: aggs(randBitmap(), randBitmap(), randBitmap())})
+			steps: []step{{"agg", randBitmap()}, {"agg", randBitmap()}, {"reversed", randBitmap()}}})
 	}
 	return out
 }
@@ -781,7 +784,7 @@ func randomHashCases() []oracleCase {
 	var out []oracleCase
 	add := func(name, fn string, t types.DataType, options map[string]string, gen func() any) {
 		for i := 0; i < 8; i++ {
-			st := []step{{"agg", gen()}, {"agg", gen()}, {"agg", gen()}}
+			st := []step{{"agg", gen()}, {"agg", gen()}, {"reversed", gen()}, {"agg", gen()}}
 			if fn == "merge_map" || fn == "nested_update" {
 				st = append(st, step{"retract", gen()})
 			}
@@ -876,7 +879,7 @@ func randomScalarCases() []oracleCase {
 			if r.IntN(5) > 0 {
 				v = tokens[r.IntN(len(tokens))] + tokens[r.IntN(len(tokens))]
 			}
-			st = append(st, step{"agg", v})
+			st = append(st, step{[]string{"agg", "agg", "reversed"}[r.IntN(3)], v})
 		}
 		out = append(out, oracleCase{name: fmt.Sprintf("random listagg %d", i), fn: "listagg", typ: types.StringType(), options: opts, steps: st})
 	}
@@ -900,7 +903,7 @@ func randomScalarCases() []oracleCase {
 				m.Keys = append(m.Keys, int32(k*16))
 				m.Values = append(m.Values, val)
 			}
-			st = append(st, step{"agg", m})
+			st = append(st, step{[]string{"agg", "agg", "reversed"}[r.IntN(3)], m})
 		}
 		out = append(out, oracleCase{name: fmt.Sprintf("random merge_map_with_keytime %d", i), fn: "merge_map_with_keytime", typ: types.MapType(types.IntType(), ktRow), steps: st})
 	}
@@ -956,7 +959,7 @@ func thetaCases() []oracleCase {
 			if r.IntN(3) == 0 {
 				theta = r.Int64N(maxT-1<<40) + 1<<40
 			}
-			st = append(st, step{"agg", sketch(n, theta)})
+			st = append(st, step{[]string{"agg", "reversed"}[r.IntN(2)], sketch(n, theta)})
 		}
 		cases = append(cases, oracleCase{name: fmt.Sprintf("theta random %d", i), fn: "theta_sketch", typ: t, steps: st})
 	}
