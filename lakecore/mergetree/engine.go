@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree/aggregate"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -24,15 +25,6 @@ const (
 	EngineAggregation   = "aggregation"
 	EngineFirstRow      = "first-row"
 )
-
-// Aggregators builds the aggregate functions of the aggregation and
-// partial-update engines (package aggregate implements it).
-type Aggregators interface {
-	// Field returns the function name for column f.
-	Field(name string, f types.DataField, options map[string]string) (FieldAggregator, error)
-	// Row returns the row aggregator of the aggregation engine.
-	Row(fields []types.DataField, primaryKeys, sequenceFields []string, options map[string]string) (RowAggregator, error)
-}
 
 // Engine is how the records of a primary-key table merge: the record
 // order and a factory of merge functions, built from the table's schema
@@ -97,11 +89,10 @@ var unsupportedReadOptions = []struct{ key, harmless, why string }{
 }
 
 // NewEngine returns the merge engine of table schema s, read as fields
-// (the schema the rows are read as, normally s.Fields). aggs builds the
-// aggregate functions; nil refuses the aggregation engine and aggregate
-// functions in partial-update. Options lakecore cannot honour wrap
-// ErrUnsupportedOption, naming the option.
-func NewEngine(s *schema.TableSchema, fields []types.DataField, aggs Aggregators) (*Engine, error) {
+// (the schema the rows are read as, normally s.Fields). Options lakecore
+// cannot honour wrap ErrUnsupportedOption, naming the option; aggregate
+// functions it cannot compute wrap aggregate.ErrUnsupportedFunction.
+func NewEngine(s *schema.TableSchema, fields []types.DataField) (*Engine, error) {
 	opts := s.Options
 	for _, u := range unsupportedReadOptions {
 		if v, ok := opts[u.key]; ok && strings.TrimSpace(strings.ToLower(v)) != u.harmless {
@@ -165,25 +156,14 @@ func NewEngine(s *schema.TableSchema, fields []types.DataField, aggs Aggregators
 		}
 		e.newFn = func() (MergeFunction, error) { return &FirstRow{IgnoreDelete: ignoreDelete}, nil }
 	case EnginePartialUpdate:
-		f, err := newPartialUpdateFactory(s, fields, ignoreDelete, aggs)
+		f, err := newPartialUpdateFactory(s, fields, ignoreDelete)
 		if err != nil {
 			return nil, err
 		}
 		e.newFn = f
 	case EngineAggregation:
-		if aggs == nil {
-			return nil, fmt.Errorf("%w: merge-engine aggregation", ErrUnsupportedOption)
-		}
-		removeOnDelete, err := boolOption(opts, "aggregation.remove-record-on-delete")
-		if err != nil {
-			return nil, err
-		}
-		_ = removeOnDelete // the row aggregator reads it from the options
-		if _, err := aggs.Row(fields, s.PrimaryKeys, seqFields, opts); err != nil {
-			return nil, err
-		}
 		e.newFn = func() (MergeFunction, error) {
-			rows, err := aggs.Row(fields, s.PrimaryKeys, seqFields, opts)
+			rows, err := aggregate.NewRowAggregator(fields, s.PrimaryKeys, seqFields, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -209,7 +189,7 @@ const (
 
 // newPartialUpdateFactory parses the partial-update options as
 // PartialUpdateMergeFunction.Factory does.
-func newPartialUpdateFactory(s *schema.TableSchema, fields []types.DataField, ignoreDelete bool, aggs Aggregators) (func() (MergeFunction, error), error) {
+func newPartialUpdateFactory(s *schema.TableSchema, fields []types.DataField, ignoreDelete bool) (func() (MergeFunction, error), error) {
 	opts := s.Options
 	removeOnDelete, err := boolOption(opts, "partial-update.remove-record-on-delete")
 	if err != nil {
@@ -318,9 +298,6 @@ func newPartialUpdateFactory(s *schema.TableSchema, fields []types.DataField, ig
 	if len(groups) == 0 {
 		aggNames = nil
 	}
-	if len(aggNames) > 0 && aggs == nil {
-		return nil, fmt.Errorf("%w: aggregate functions in merge-engine partial-update", ErrUnsupportedOption)
-	}
 	return func() (MergeFunction, error) {
 		p := &PartialUpdate{
 			Nullable: nullable, IgnoreDelete: ignoreDelete, RemoveRecordOnDelete: removeOnDelete,
@@ -339,7 +316,7 @@ func newPartialUpdateFactory(s *schema.TableSchema, fields []types.DataField, ig
 		if len(aggNames) > 0 {
 			p.Aggregators = map[int]FieldAggregator{}
 			for i, fn := range aggNames {
-				a, err := aggs.Field(fn, fields[i], opts)
+				a, err := aggregate.New(fn, fields[i], opts)
 				if err != nil {
 					return nil, err
 				}

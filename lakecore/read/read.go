@@ -87,7 +87,7 @@ func NewTableRead(fio storage.FileIO, tablePath string, current *schema.TableSch
 		cache:      map[int64][]types.DataField{current.ID: current.Fields},
 	}
 	if len(current.PrimaryKeys) > 0 {
-		if r.engine, err = mergetree.NewEngine(current, current.Fields, nil); err != nil {
+		if r.engine, err = mergetree.NewEngine(current, current.Fields); err != nil {
 			return nil, fmt.Errorf("read %s: %w", tablePath, err)
 		}
 		r.kvFields = append(current.Fields[:len(current.Fields):len(current.Fields)], kv.SequenceNumberField, kv.ValueKindField)

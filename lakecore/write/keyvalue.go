@@ -97,9 +97,8 @@ type kvBucket struct {
 // NewKeyValueWriter returns a writer of changes to the primary-key table
 // of schema s at tablePath (relative to fio's root). restore is asked where
 // the sequence numbers of a (partition, bucket) continue; nil starts them
-// at 0 (only right for a table without data). aggs builds the aggregate
-// functions of the aggregation and partial-update engines.
-func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore SequenceRestorer, aggs mergetree.Aggregators) (*KeyValueWriter, error) {
+// at 0 (only right for a table without data).
+func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore SequenceRestorer) (*KeyValueWriter, error) {
 	fail := func(err error) (*KeyValueWriter, error) {
 		return nil, fmt.Errorf("new primary-key writer for %s: %w", tablePath, err)
 	}
@@ -110,7 +109,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		return fail(err)
 	}
 	opts := s.Opts()
-	engine, err := mergetree.NewEngine(s, s.Fields, aggs)
+	engine, err := mergetree.NewEngine(s, s.Fields)
 	if err != nil {
 		return fail(err)
 	}
