@@ -21,6 +21,7 @@ package lakecore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -70,6 +71,9 @@ type TableSpec struct {
 	Fields []types.DataField
 	// PartitionKeys name top-level fields, in partition order.
 	PartitionKeys []string
+	// PrimaryKeys make a primary-key table: rows are merged by these
+	// columns (which CreateTable makes NOT NULL, as Java does).
+	PrimaryKeys []string
 	// Options are Paimon table options ("bucket", "file.format", ...);
 	// CreateTable adds "bucket" = -1 and "file.format" = parquet when
 	// absent.
@@ -94,6 +98,14 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 		comment = &spec.Comment
 	}
 	s := schema.NewTableSchema(spec.Fields, spec.PartitionKeys, spec.Options, comment)
+	if len(spec.PrimaryKeys) > 0 {
+		s.PrimaryKeys = slices.Clone(spec.PrimaryKeys)
+		for i, f := range s.Fields {
+			if slices.Contains(s.PrimaryKeys, f.Name) {
+				s.Fields[i].Type = f.Type.NotNull()
+			}
+		}
+	}
 	if err := s.CheckWritable(); err != nil {
 		return nil, fmt.Errorf("create table %s.%s: %w", db, name, err)
 	}

@@ -29,6 +29,20 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 	return write.NewTableWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
 }
 
+// NewKeyValueWriter returns a writer of changes (row kind and row of the
+// current schema) to a primary-key table (write.KeyValueWriter): level-0
+// files per (partition, bucket) whose sequence numbers continue after the
+// bucket's largest in the latest snapshot. Tables whose options need a
+// write mode lakecore lacks wrap write.ErrUnsupportedTable; a table without
+// primary keys wraps ErrUnsupported (use NewWriter).
+func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, error) {
+	s := t.Schema()
+	if len(s.PrimaryKeys) == 0 {
+		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
+	}
+	return write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
+}
+
 // NewCommitter returns a committer for user with the table's options
 // (commit.OptionsFromSchema of the current schema). One job should keep
 // one user across restarts so that FilterCommitted can tell what it
