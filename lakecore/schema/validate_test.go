@@ -54,7 +54,11 @@ func TestValidate(t *testing.T) {
 		{"bad stats mode (only CheckWritable cares)", base(map[string]string{"metadata.stats-mode": "truncate"}), nil},
 		{"bad row-tracking flag", base(map[string]string{"row-tracking.enabled": "yes"}), schema.ErrInvalidOption},
 		{"primary key", func() *schema.TableSchema { s := pkBase(nil); return s }(), nil},
-		{"nullable primary key", func() *schema.TableSchema { s := pkBase(nil); s.Fields[0].Type = s.Fields[0].Type.WithNullable(true); return s }(), schema.ErrInvalidSchema}, // lakecore-only: Java makes it NOT NULL when it builds the schema
+		{"nullable primary key", func() *schema.TableSchema {
+			s := pkBase(nil)
+			s.Fields[0].Type = s.Fields[0].Type.WithNullable(true)
+			return s
+		}(), schema.ErrInvalidSchema}, // lakecore-only: Java makes it NOT NULL when it builds the schema
 		{"unknown primary key", func() *schema.TableSchema { s := pkBase(nil); s.PrimaryKeys = []string{"zz"}; return s }(), schema.ErrInvalidSchema},
 		{"primary key twice", func() *schema.TableSchema { s := pkBase(nil); s.PrimaryKeys = []string{"a", "a"}; return s }(), schema.ErrInvalidSchema},
 		{"primary key all partition keys", func() *schema.TableSchema {
