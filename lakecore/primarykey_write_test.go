@@ -15,6 +15,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -167,8 +168,9 @@ func TestPrimaryKeyWriteRoundTrip(t *testing.T) {
 			committer := tbl.NewCommitter("test")
 			model := newPKModel(c.engine)
 			rng := rand.New(rand.NewPCG(7, uint64(len(c.engine))))
-			maxSeq := map[string]int64{} // partition/bucket -> highest committed sequence number
-			for commitID := int64(1); commitID <= 8; commitID++ {
+			maxSeq := map[string]int64{} // partition/bucket -> highest sequence number of its live files
+			seen := map[string]bool{}
+			for commitID := int64(1); commitID <= 12; commitID++ {
 				w, err := tbl.NewKeyValueWriter(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -198,6 +200,16 @@ func TestPrimaryKeyWriteRoundTrip(t *testing.T) {
 						v = nil
 					}
 					row := []any{k, pt, s, v}
+					if key := fmt.Sprint(k, "/", pt); c.engine == "aggregation" {
+						// A key whose only records are retracts is dropped by
+						// a compaction to the top level and kept otherwise, as
+						// in Java; the model does not follow compactions, so
+						// retract only keys that hold a row.
+						if kind.IsRetract() && !seen[key] {
+							kind = kv.Insert
+						}
+						seen[key] = true
+					}
 					if err := w.Write(ctx, kind, row); err != nil {
 						t.Fatal(err)
 					}
@@ -212,6 +224,8 @@ func TestPrimaryKeyWriteRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				model.commit()
+				liveMaxSeq(t, tbl, maxSeq)
+				checkLevels(t, tbl, 5)
 				got, err := tbl.ReadAll(ctx, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -221,7 +235,62 @@ func TestPrimaryKeyWriteRoundTrip(t *testing.T) {
 					t.Fatalf("after commit %d", commitID)
 				}
 			}
+			var compacts int
+			ids, _ := tbl.Snapshots().ListIDs(ctx)
+			for _, id := range ids {
+				if s, _ := tbl.Snapshots().Get(ctx, id); s != nil && s.CommitKind == "COMPACT" {
+					compacts++
+				}
+			}
+			if compacts == 0 {
+				t.Errorf("%d snapshots, none COMPACT: the writer never compacted", len(ids))
+			}
+			t.Logf("%d snapshots, %d COMPACT", len(ids), compacts)
 		})
+	}
+}
+
+// checkLevels checks every bucket of the latest snapshot: at most trigger
+// sorted runs, and the files of each level above 0 do not overlap.
+func checkLevels(t *testing.T, tbl *lakecore.Table, trigger int) {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := tbl.Planner().Full(ctx, snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tbl.Schema()
+	trimmed, _ := kv.TrimmedPrimaryKeys(s.PrimaryKeys, s.PartitionKeys)
+	idx, _ := kv.FieldIndexes(s.Fields, trimmed)
+	keyTypes := make([]types.DataType, len(idx))
+	for i, j := range idx {
+		keyTypes[i] = s.Fields[j].Type
+	}
+	for _, sp := range plan.Splits {
+		if runs := mergetree.SortedRuns(sp.Files); len(runs) > trigger {
+			t.Errorf("snapshot %d, bucket %d: %d sorted runs, above the trigger %d", snap.ID, sp.Bucket, len(runs), trigger)
+		}
+		byLevel := map[int32][][2][]any{}
+		for _, f := range sp.Files {
+			if f.Level == 0 {
+				continue
+			}
+			lo, _ := binrow.Deserialize(keyTypes, f.MinKey)
+			hi, _ := binrow.Deserialize(keyTypes, f.MaxKey)
+			byLevel[f.Level] = append(byLevel[f.Level], [2][]any{lo, hi})
+		}
+		for level, ranges := range byLevel {
+			slices.SortFunc(ranges, func(a, b [2][]any) int { return kv.CompareKeys(a[0], b[0]) })
+			for i := 1; i < len(ranges); i++ {
+				if kv.CompareKeys(ranges[i-1][1], ranges[i][0]) >= 0 {
+					t.Errorf("snapshot %d, bucket %d, level %d: files overlap: %v and %v", snap.ID, sp.Bucket, level, ranges[i-1], ranges[i])
+				}
+			}
+		}
 	}
 }
 
@@ -246,7 +315,7 @@ func checkKeyValueFiles(t *testing.T, tbl *lakecore.Table, msgs []commit.Message
 				t.Fatalf("file %s: level %d, delete count %v, file source %v", f.FileName, f.Level, f.DeleteRowCount, f.FileSource)
 			}
 			if prev, ok := maxSeq[bk]; ok && f.MinSequenceNumber <= prev {
-				t.Errorf("file %s: sequence numbers from %d, at or below %d committed before in its bucket", f.FileName, f.MinSequenceNumber, prev)
+				t.Errorf("file %s: sequence numbers from %d, at or below %d of the bucket's live files", f.FileName, f.MinSequenceNumber, prev)
 			}
 			recs := readFileRecords(t, ctx, tbl, m, f)
 			if int64(len(recs)) != f.RowCount {
@@ -272,7 +341,6 @@ func checkKeyValueFiles(t *testing.T, tbl *lakecore.Table, msgs []commit.Message
 			if kv.CompareKeys(minKey, project(recs[0].row, keyIdx)) != 0 || kv.CompareKeys(maxKey, project(recs[len(recs)-1].row, keyIdx)) != 0 {
 				t.Errorf("file %s: key range %v..%v, records %v..%v", f.FileName, minKey, maxKey, project(recs[0].row, keyIdx), project(recs[len(recs)-1].row, keyIdx))
 			}
-			maxSeq[bk] = max(maxSeq[bk], f.MaxSequenceNumber)
 		}
 	}
 }
@@ -341,4 +409,27 @@ func typesOfFields(fields []types.DataField) []types.DataType {
 		out[i] = f.Type
 	}
 	return out
+}
+
+// liveMaxSeq sets, per partition and bucket, the largest sequence number
+// of the live files: the number a writer continues after (compaction may
+// have dropped records with larger ones, which Java then reuses too).
+func liveMaxSeq(t *testing.T, tbl *lakecore.Table, maxSeq map[string]int64) {
+	t.Helper()
+	ctx := context.Background()
+	snap, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := tbl.Planner().LiveEntries(ctx, snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(maxSeq)
+	for _, e := range live {
+		bk := fmt.Sprintf("%x/%d", e.Partition, e.Bucket)
+		if cur, ok := maxSeq[bk]; !ok || e.File.MaxSequenceNumber > cur {
+			maxSeq[bk] = e.File.MaxSequenceNumber
+		}
+	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -40,7 +42,7 @@ func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, e
 	if len(s.PrimaryKeys) == 0 {
 		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
 	}
-	return write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
+	return write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.fileRestorer())
 }
 
 // NewCommitter returns a committer for user with the table's options
@@ -121,6 +123,50 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 			return m, nil
 		}
 		return -1, nil
+	}
+}
+
+// fileRestorer answers from the live files of the asked partition in the
+// latest snapshot, read once per partition and snapshot id.
+func (t *Table) fileRestorer() write.FileRestorer {
+	var (
+		mu     sync.Mutex
+		loaded int64                                        = -1
+		files  map[string]map[int32][]manifest.DataFileMeta // by partition bytes, bucket
+	)
+	return func(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		id, ok, err := t.snapshots.LatestID(ctx)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if id != loaded {
+			files, loaded = map[string]map[int32][]manifest.DataFileMeta{}, id
+		}
+		buckets, ok := files[string(partition)]
+		if !ok {
+			snap, err := t.snapshots.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			filter, err := t.partitionFilter(snap.SchemaID, partition)
+			if err != nil {
+				return nil, err
+			}
+			live, err := t.planner.LiveEntries(ctx, snap, filter)
+			if err != nil {
+				return nil, err
+			}
+			buckets = map[int32][]manifest.DataFileMeta{}
+			for _, e := range live {
+				if bytes.Equal(e.Partition, partition) {
+					buckets[e.Bucket] = append(buckets[e.Bucket], e.File)
+				}
+			}
+			files[string(partition)] = buckets
+		}
+		return slices.Clone(buckets[bucket]), nil
 	}
 }
 

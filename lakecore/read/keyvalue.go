@@ -361,3 +361,27 @@ func (w *runReader) Next(ctx context.Context) (*mergetree.KeyValue, error) {
 }
 
 func (w *runReader) Close() error { return w.it.Close() }
+
+// OpenRun returns the records of one sorted run of a primary-key table:
+// split.Files are files of one bucket whose key ranges do not overlap, in
+// key order. Each record carries its sequence number, its row kind and the
+// level of its file, and deletion vectors of the split apply. Compaction
+// merges runs read this way.
+func (r *TableRead) OpenRun(ctx context.Context, split scan.Split) (mergetree.RecordReader, error) {
+	if r.engine == nil {
+		return nil, fmt.Errorf("read run of bucket %d: the table has no primary key", split.Bucket)
+	}
+	it, err := r.openFiles(ctx, split, true)
+	if err != nil {
+		return nil, err
+	}
+	levels := make(map[string]int32, len(split.Files))
+	for i := range split.Files {
+		levels[split.Files[i].FileName] = split.Files[i].Level
+	}
+	return &runReader{r: r, it: it, levels: levels}, nil
+}
+
+// Engine returns the merge engine of a primary-key table, nil for an
+// append table.
+func (r *TableRead) Engine() *mergetree.Engine { return r.engine }

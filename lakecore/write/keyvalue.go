@@ -17,6 +17,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -57,8 +58,11 @@ type KeyValueWriter struct {
 	dataDir string
 	schema  *schema.TableSchema
 	o       Options
-	restore SequenceRestorer
+	restore FileRestorer
 	engine  *mergetree.Engine
+	reader  *read.TableRead
+	// compaction is nil for write-only writers.
+	compaction *mergetree.Universal
 
 	numBuckets            int
 	partFields, bktFields []types.DataField
@@ -82,7 +86,13 @@ type KeyValueWriter struct {
 	failed                error
 }
 
-// kvBucket is the write buffer of one (partition, bucket).
+// FileRestorer returns the live files of a (partition, bucket) of a
+// primary-key table in the latest snapshot, from which a writer restores
+// the bucket's levels and its next sequence number
+// (AbstractFileStoreWrite.createWriter).
+type FileRestorer func(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error)
+
+// kvBucket is the write buffer and the levels of one (partition, bucket).
 type kvBucket struct {
 	mapKey    string
 	partition []byte
@@ -92,13 +102,21 @@ type kvBucket struct {
 	buf       []*mergetree.KeyValue
 	bufBytes  int64
 	done      []manifest.DataFileMeta
+	// files are the bucket's live files as this writer knows them: the
+	// restored ones, then the ones it wrote and compacted.
+	files []manifest.DataFileMeta
+	// compactBefore and compactAfter are the compaction since the last
+	// Prepare.
+	compactBefore, compactAfter []manifest.DataFileMeta
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
-// of schema s at tablePath (relative to fio's root). restore is asked where
-// the sequence numbers of a (partition, bucket) continue; nil starts them
-// at 0 (only right for a table without data).
-func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore SequenceRestorer) (*KeyValueWriter, error) {
+// of schema s at tablePath (relative to fio's root). restore returns the
+// live files of a (partition, bucket), whose levels compaction continues
+// and after whose largest sequence number new changes are numbered; nil
+// means an empty table. Unless write-only is set, Prepare compacts a
+// bucket whose sorted runs call for it (universal compaction).
+func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore FileRestorer) (*KeyValueWriter, error) {
 	fail := func(err error) (*KeyValueWriter, error) {
 		return nil, fmt.Errorf("new primary-key writer for %s: %w", tablePath, err)
 	}
@@ -198,6 +216,20 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		return fail(err)
 	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
 		w.extension = "." + ext + ".parquet"
+	}
+	if w.reader, err = read.NewTableRead(fio, tablePath, s, nil); err != nil {
+		return fail(err)
+	}
+	writeOnly, err := opts.WriteOnly()
+	if err != nil {
+		return fail(err)
+	}
+	if !writeOnly {
+		u, err := mergetree.UniversalFromOptions(s.Options)
+		if err != nil {
+			return fail(err)
+		}
+		w.compaction = &u
 	}
 	return w, nil
 }
@@ -337,11 +369,14 @@ func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error
 	}
 	b := &kvBucket{mapKey: mk, partition: part, bucket: bucket, dir: path.Join(dir, "bucket-"+strconv.Itoa(int(bucket)))}
 	if w.restore != nil {
-		maxSeq, err := w.restore(ctx, part, bucket)
+		files, err := w.restore(ctx, part, bucket)
 		if err != nil {
-			return nil, fmt.Errorf("write to %s: restore sequence numbers of bucket %d: %w", w.dataDir, bucket, err)
+			return nil, fmt.Errorf("write to %s: restore bucket %d: %w", w.dataDir, bucket, err)
 		}
-		b.seq = maxSeq + 1
+		b.files = files
+		for i := range files {
+			b.seq = max(b.seq, files[i].MaxSequenceNumber+1)
+		}
 	}
 	if next, ok := w.nextSeq[mk]; ok && next > b.seq {
 		b.seq = next
@@ -385,7 +420,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	var f *kvFile
 	emit := func(r *mergetree.KeyValue) error {
 		if f == nil {
-			if f, err = w.openFile(ctx, b); err != nil {
+			if f, err = w.openFile(ctx, b, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -393,8 +428,11 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 			return err
 		}
 		if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
-			err := w.closeFile(b, f)
+			meta, err := w.closeFile(f)
 			f = nil
+			if err == nil {
+				b.done = append(b.done, meta)
+			}
 			return err
 		}
 		return nil
@@ -427,13 +465,20 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	clear(b.buf)
 	b.buf, b.bufBytes = b.buf[:0], 0
 	if f != nil {
-		return w.closeFile(b, f)
+		meta, err := w.closeFile(f)
+		if err != nil {
+			return err
+		}
+		b.done = append(b.done, meta)
 	}
 	return nil
 }
 
-// kvFile is one level-0 file being written.
+// kvFile is one KeyValue file being written: a level-0 file of a flush or
+// a compaction output.
 type kvFile struct {
+	level          int32
+	source         int32 // FileSource: 0 APPEND, 1 COMPACT
 	name, path     string
 	out            storage.Writer
 	w              *datafile.Writer
@@ -443,7 +488,7 @@ type kvFile struct {
 	row            []any
 }
 
-func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket) (*kvFile, error) {
+func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket, level, source int32) (*kvFile, error) {
 	name := w.o.FilePrefix + w.fileUUID + "-" + strconv.FormatInt(w.fileCounter, 10) + w.extension
 	w.fileCounter++
 	p := path.Join(b.dir, name)
@@ -456,7 +501,7 @@ func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket) (*kvFile, er
 		_ = out.Abort()
 		return nil, fmt.Errorf("create data file %s: %w", p, err)
 	}
-	return &kvFile{name: name, path: p, out: out, w: dw, row: make([]any, len(w.fileFields))}, nil
+	return &kvFile{level: level, source: source, name: name, path: p, out: out, w: dw, row: make([]any, len(w.fileFields))}, nil
 }
 
 // write appends a merged record: _KEY_ copies, sequence number, kind, values.
@@ -486,24 +531,19 @@ func (f *kvFile) write(w *KeyValueWriter, r *mergetree.KeyValue) error {
 	return nil
 }
 
-// closeFile closes f and records its DataFileMeta (KeyValueDataFileWriter.result).
-func (w *KeyValueWriter) closeFile(b *kvBucket, f *kvFile) error {
+// closeFile closes f and returns its DataFileMeta (KeyValueDataFileWriter.result).
+func (w *KeyValueWriter) closeFile(f *kvFile) (manifest.DataFileMeta, error) {
 	st, err := f.w.Close()
 	if err != nil {
 		_ = f.out.Abort()
-		return fmt.Errorf("close data file %s: %w", f.path, err)
+		return manifest.DataFileMeta{}, fmt.Errorf("close data file %s: %w", f.path, err)
 	}
 	if err := f.out.Close(); err != nil {
 		_ = f.out.Abort()
-		return fmt.Errorf("close data file %s: %w", f.path, err)
+		return manifest.DataFileMeta{}, fmt.Errorf("close data file %s: %w", f.path, err)
 	}
 	w.closed = append(w.closed, f.path)
-	meta, err := w.fileMeta(f, st)
-	if err != nil {
-		return err
-	}
-	b.done = append(b.done, meta)
-	return nil
+	return w.fileMeta(f, st)
 }
 
 func (w *KeyValueWriter) fileMeta(f *kvFile, st *datafile.FileStats) (manifest.DataFileMeta, error) {
@@ -538,11 +578,11 @@ func (w *KeyValueWriter) fileMeta(f *kvFile, st *datafile.FileStats) (manifest.D
 	_, offset := now.Zone()
 	created := now.UnixMilli() + int64(offset)*1000
 	deletes := f.deletes
-	source := int32(0) // FileSource.APPEND
+	source := f.source
 	return manifest.DataFileMeta{
 		FileName: f.name, FileSize: f.out.Written(), RowCount: f.rows,
 		MinKey: minKey, MaxKey: maxKey, KeyStats: keyStats, ValueStats: valueStats,
-		MinSequenceNumber: f.minSeq, MaxSequenceNumber: f.maxSeq, SchemaID: w.schema.ID, Level: 0,
+		MinSequenceNumber: f.minSeq, MaxSequenceNumber: f.maxSeq, SchemaID: w.schema.ID, Level: f.level,
 		ExtraFiles: []string{}, CreationTimeMillis: &created, DeleteRowCount: &deletes, FileSource: &source,
 		ValueStatsCols: cols,
 	}, nil
@@ -603,9 +643,16 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		if err := w.flush(ctx, b); err != nil {
 			return nil, w.fail(err)
 		}
-		if len(b.done) > 0 {
-			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done})
-			b.done = nil
+		b.files = append(b.files, b.done...)
+		if w.compaction != nil && len(b.done) > 0 {
+			if err := w.compact(ctx, b); err != nil {
+				return nil, w.fail(err)
+			}
+		}
+		if len(b.done) > 0 || len(b.compactBefore) > 0 {
+			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter})
+			b.done, b.compactBefore, b.compactAfter = nil, nil, nil
 		}
 		if active {
 			kept = append(kept, b)
@@ -626,7 +673,10 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
+		b.compactBefore, b.compactAfter = nil, nil
+		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
+	w.order = nil
 	for _, p := range w.closed {
 		if err := w.fio.Delete(ctx, p); err != nil && first == nil {
 			first = fmt.Errorf("abort: delete data file %s: %w", p, err)

@@ -18,9 +18,10 @@ import (
 // TestGoWritesPrimaryKey writes random change streams (inserts, updates,
 // deletes, keys repeated within and across commits) into primary-key
 // tables with lakecore's KeyValueWriter, one commit per batch, for each
-// merge engine lakecore writes, fixed buckets, partitioned and not; Java
-// Paimon 1.4.2 and 2.0.0 read every snapshot and must return exactly the
-// rows of lakecore's merged read.
+// merge engine lakecore writes, fixed buckets, partitioned and not, with
+// lakecore's universal compactions in between (APPEND and COMPACT
+// snapshots); Java Paimon 1.4.2 and 2.0.0 read every snapshot and must
+// return exactly the rows of lakecore's merged read.
 func TestGoWritesPrimaryKey(t *testing.T) {
 	requireOracles(t)
 	for _, c := range []struct {
@@ -62,7 +63,13 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 			ref := tableRef{wh, "interop", c.name}
 			committer := tb.NewCommitter("interop-go")
 			rng := rand.New(rand.NewPCG(11, uint64(len(c.name))))
-			for commitID := int64(1); commitID <= 6; commitID++ {
+			compacts := 0
+			defer func() {
+				if compacts == 0 {
+					t.Errorf("table %s: lakecore never compacted", ref)
+				}
+			}()
+			for commitID := int64(1); commitID <= 12; commitID++ {
 				w, err := tb.NewKeyValueWriter(ctx)
 				if err != nil {
 					t.Fatal(err)
@@ -101,6 +108,9 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 				snap, err := committer.Commit(ctx, commitID, msgs)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if snap.CommitKind == "COMPACT" {
+					compacts++
 				}
 				rows, err := tb.ReadAll(ctx, snap.ID)
 				if err != nil {
