@@ -172,6 +172,22 @@ func NewEngine(s *schema.TableSchema, fields []types.DataField) (*Engine, error)
 	default:
 		return nil, fmt.Errorf("%w: merge-engine = %q (want deduplicate, partial-update, aggregation or first-row)", schema.ErrInvalidOption, opts["merge-engine"])
 	}
+	forceLookup, err := boolOption(opts, "force-lookup")
+	if err != nil {
+		return nil, err
+	}
+	// CoreOptions.needLookup; PrimaryKeyFileStoreTable wraps every engine
+	// but first-row in LookupMergeFunction then.
+	if e.Name != EngineFirstRow && (e.ChangelogProducer == "lookup" || e.DeletionVectors || forceLookup) {
+		inner := e.newFn
+		e.newFn = func() (MergeFunction, error) {
+			fn, err := inner()
+			if err != nil {
+				return nil, err
+			}
+			return &Lookup{Inner: fn}, nil
+		}
+	}
 	if _, err := e.newFn(); err != nil {
 		return nil, err
 	}

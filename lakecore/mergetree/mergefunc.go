@@ -118,3 +118,43 @@ func (f *FirstRow) Result() (*KeyValue, error) { return f.first, nil }
 // DropDelete reports whether a merged record is dropped from the output
 // of a read: every kind but +I and +U (DropDeleteReader).
 func DropDelete(r *KeyValue) bool { return r.Kind != kv.Insert && r.Kind != kv.UpdateAfter }
+
+// Lookup is LookupMergeFunction, which Java puts around the merge engine
+// of tables that use lookup (changelog-producer lookup, deletion vectors,
+// force-lookup; first-row excepted): each compaction of such a table
+// merges level-0 records into the record of the highest level that holds
+// the key, so of the records above level 0 only the one on the smallest
+// level is current; the others are older states, not deltas. The result
+// merges the level-0 records with that one.
+type Lookup struct {
+	Inner      MergeFunction
+	candidates []*KeyValue
+}
+
+// Reset implements MergeFunction.
+func (l *Lookup) Reset() { l.candidates = l.candidates[:0] }
+
+// Add implements MergeFunction.
+func (l *Lookup) Add(r *KeyValue) error {
+	l.candidates = append(l.candidates, r)
+	return nil
+}
+
+// Result implements MergeFunction.
+func (l *Lookup) Result() (*KeyValue, error) {
+	l.Inner.Reset()
+	var high *KeyValue
+	for _, r := range l.candidates {
+		if r.Level > 0 && (high == nil || r.Level < high.Level) {
+			high = r
+		}
+	}
+	for _, r := range l.candidates {
+		if r.Level <= 0 || r == high {
+			if err := l.Inner.Add(r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return l.Inner.Result()
+}
