@@ -50,7 +50,10 @@ s3:
 tools:
 	@test -x $(CI_BIN)/staticcheck || GOBIN=$(CI_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
+# go.mod and go.sum must be what `go mod tidy` makes of the imports: a
+# dependency added by hand, or left after its last import went, fails here.
 lint: tools
+	$(GO) mod tidy -diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	$(CI_BIN)/staticcheck $(PKGS)
