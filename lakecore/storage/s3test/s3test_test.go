@@ -13,15 +13,15 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
-// recorder is a testing.TB whose Skip and Fatal only record.
+// recorder is a testing.TB whose Skipf and Fatalf only record.
 type recorder struct {
 	testing.TB
 	skipped, failed string
 }
 
-func (r *recorder) Helper()           {}
-func (r *recorder) Skip(args ...any)  { r.skipped = fmt.Sprint(args...) }
-func (r *recorder) Fatal(args ...any) { r.failed = fmt.Sprint(args...) }
+func (r *recorder) Helper()                           {}
+func (r *recorder) Skipf(format string, args ...any)  { r.skipped = fmt.Sprintf(format, args...) }
+func (r *recorder) Fatalf(format string, args ...any) { r.failed = fmt.Sprintf(format, args...) }
 
 func TestNoServer(t *testing.T) {
 	t.Setenv(EnvEndpoint, "")
