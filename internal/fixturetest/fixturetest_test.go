@@ -1,7 +1,6 @@
 package fixturetest_test
 
 import (
-	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -103,25 +102,6 @@ func TestRender(t *testing.T) {
 	}
 }
 
-// recorder is a testing.TB whose Skipf and Fatalf only record the first
-// call (a real one would end the test there).
-type recorder struct {
-	testing.TB
-	skipped, failed string
-}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Skipf(format string, args ...any) {
-	if r.skipped+r.failed == "" {
-		r.skipped = fmt.Sprintf(format, args...)
-	}
-}
-func (r *recorder) Fatalf(format string, args ...any) {
-	if r.skipped+r.failed == "" {
-		r.failed = fmt.Sprintf(format, args...)
-	}
-}
-
 // TestMissingFixtures runs Dir, Warehouse and Available in a repository
 // without shared/fixtures beside it: they skip, or fail under
 // REQUIRE_FIXTURES=1.
@@ -145,17 +125,17 @@ func TestMissingFixtures(t *testing.T) {
 				}
 			},
 		} {
-			r := &recorder{TB: t}
+			r := &testenv.Recorder{TB: t}
 			call(r)
 			switch {
-			case require == "1" && (r.failed == "" || r.skipped != ""):
-				t.Errorf("%s with REQUIRE_FIXTURES=1: failed %q, skipped %q", name, r.failed, r.skipped)
-			case require == "" && name == "Available" && (r.failed != "" || r.skipped != ""):
-				t.Errorf("%s: failed %q, skipped %q; want neither", name, r.failed, r.skipped)
-			case require == "" && name != "Available" && (r.skipped == "" || r.failed != ""):
-				t.Errorf("%s: skipped %q, failed %q; want a skip", name, r.skipped, r.failed)
+			case require == "1" && (r.FatalMessage == "" || r.SkipMessage != ""):
+				t.Errorf("%s with REQUIRE_FIXTURES=1: failed %q, skipped %q", name, r.FatalMessage, r.SkipMessage)
+			case require == "" && name == "Available" && (r.FatalMessage != "" || r.SkipMessage != ""):
+				t.Errorf("%s: failed %q, skipped %q; want neither", name, r.FatalMessage, r.SkipMessage)
+			case require == "" && name != "Available" && (r.SkipMessage == "" || r.FatalMessage != ""):
+				t.Errorf("%s: skipped %q, failed %q; want a skip", name, r.SkipMessage, r.FatalMessage)
 			}
-			if msg := r.failed + r.skipped; msg != "" && !strings.Contains(msg, "fixtures not found") {
+			if msg := r.FatalMessage + r.SkipMessage; msg != "" && !strings.Contains(msg, "fixtures not found") {
 				t.Errorf("%s: message %q does not say what is missing", name, msg)
 			}
 		}

@@ -53,3 +53,28 @@ func Missingf(t testing.TB, require, format string, args ...any) {
 	t.Helper()
 	Missing(t, require, fmt.Sprintf(format, args...))
 }
+
+// Recorder is a testing.TB for testing the helpers that call Missing: its
+// Skipf and Fatalf record the first call instead of ending the test (a real
+// one would have ended there). Everything else goes to the embedded TB.
+type Recorder struct {
+	testing.TB
+	SkipMessage, FatalMessage string
+}
+
+// Helper does nothing: the recorded messages carry no location.
+func (r *Recorder) Helper() {}
+
+// Skipf records a skip.
+func (r *Recorder) Skipf(format string, args ...any) {
+	if r.SkipMessage+r.FatalMessage == "" {
+		r.SkipMessage = fmt.Sprintf(format, args...)
+	}
+}
+
+// Fatalf records a failure.
+func (r *Recorder) Fatalf(format string, args ...any) {
+	if r.SkipMessage+r.FatalMessage == "" {
+		r.FatalMessage = fmt.Sprintf(format, args...)
+	}
+}
