@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
-	"github.com/benthos-paimon/benthos-paimon/internal/javaoracle"
+	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -27,7 +27,7 @@ import (
 )
 
 // javaRead returns Java's canonical rows of the latest snapshot, sorted.
-func javaRead(t *testing.T, java *javaoracle.Oracle, warehouse string) []string {
+func javaRead(t *testing.T, java *oracle.Process, warehouse string) []string {
 	t.Helper()
 	out := strings.TrimSpace(java.Run(t, "read", "--warehouse", warehouse, "--database", "db", "--table", "t"))
 	if out == "" {
@@ -61,7 +61,7 @@ func canonical(names []string, rows [][]any) []string {
 	return out
 }
 
-func writeSpec(t *testing.T, java *javaoracle.Oracle, warehouse string, spec string) {
+func writeSpec(t *testing.T, java *oracle.Process, warehouse string, spec string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "spec.json")
 	if err := os.WriteFile(p, []byte(spec), 0o644); err != nil {
@@ -93,7 +93,7 @@ const expireSpec = `{
 // same files to remain, for retain-max alone, with a consumer, and with a
 // tag.
 func TestInteropExpireMatchesJava(t *testing.T) {
-	java := javaoracle.Start(t, javaoracle.Paimon1)
+	java := oracle.Java(t, oracle.Paimon1)
 	template := filepath.Join(t.TempDir(), "w")
 	writeSpec(t, java, template, expireSpec)
 	rowsBefore := javaRead(t, java, template)
@@ -179,7 +179,7 @@ func mustWrite(t *testing.T, p, data string) {
 // lakecore wrote and reads it with Java after each; then Java compacts and
 // appends, and lakecore maintains and reads again.
 func TestInteropJavaReadsAfterMaintenance(t *testing.T) {
-	java := javaoracle.Start(t, javaoracle.Paimon1)
+	java := oracle.Java(t, oracle.Paimon1)
 	for _, bucket := range []string{"-1", "2"} {
 		t.Run("bucket="+bucket, func(t *testing.T) {
 			opts := map[string]string{"bucket": bucket, "partition.expiration-time": "1 d", "compaction.min.file-num": "3"}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/internal/javaoracle"
+	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -26,8 +26,8 @@ type javaQuery struct {
 // with fewer rows would mean stats that make Java skip files wrongly.
 func javaReadCheck(t *testing.T, warehouse string, queries []javaQuery) {
 	t.Helper()
-	for _, line := range []string{javaoracle.Paimon1, javaoracle.Paimon2} {
-		java := javaoracle.Start(t, line)
+	for _, line := range []string{oracle.Paimon1, oracle.Paimon2} {
+		java := oracle.Java(t, line)
 		for _, q := range queries {
 			args := []string{"read", "--warehouse", warehouse, "--database", "db", "--table", "t"}
 			if q.filter != "" {

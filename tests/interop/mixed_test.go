@@ -123,7 +123,7 @@ func TestMixedWriters(t *testing.T) {
 
 			// Java expires snapshots whose files Go and Java wrote and
 			// compacted; after more commits Go expires in turn
-			if _, err := env.oracles[java2].call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", "8")...); err != nil {
+			if _, err := env.oracles[java2].Call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", "8")...); err != nil {
 				t.Fatalf("java2 expires %s: %v", c.name, err)
 			}
 			if err := g.forgetExpired(ctx); err != nil {
@@ -172,7 +172,7 @@ func TestConsumers(t *testing.T) {
 				t.Fatal(err)
 			}
 			expire := func(retainMax int) {
-				if _, err := env.oracles[expirer].call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", fmt.Sprint(retainMax))...); err != nil {
+				if _, err := env.oracles[expirer].Call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", fmt.Sprint(retainMax))...); err != nil {
 					t.Fatalf("%s expires %s: %v", expirer, g.ref, err)
 				}
 				if err := g.forgetExpired(ctx); err != nil {

@@ -44,7 +44,7 @@ func TestTheyWrite(t *testing.T) {
 						t.Skipf("KNOWN: %s", why)
 					}
 					ref := tableRef{t.TempDir(), "interop", n}
-					if _, err := env.oracles[writer].call("write", "--warehouse", ref.warehouse, "--database", ref.db,
+					if _, err := env.oracles[writer].Call("write", "--warehouse", ref.warehouse, "--database", ref.db,
 						"--table", ref.table, "--spec", all.paths[n]); err != nil {
 						t.Fatalf("%s writes spec %s: %v", writer, n, err)
 					}
