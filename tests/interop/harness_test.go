@@ -54,7 +54,11 @@ func TestMain(m *testing.M) {
 				o.Close()
 			}
 		}()
-		return m.Run()
+		code := m.Run()
+		if code == 0 && env.unavailable == "" {
+			code = checkKnownFilesUsed()
+		}
+		return code
 	}()
 	os.Exit(code)
 }
