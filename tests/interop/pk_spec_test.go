@@ -47,15 +47,18 @@ type pkCommit struct {
 // current row first with BeforeRate, then +U), else +I again (an upsert
 // without before image). Keys repeat within and across commits.
 type pkRandom struct {
-	Seed       int64   `json:"seed"`
-	Commits    int     `json:"commits"`
-	Changes    int     `json:"changes"`
-	Keys       int     `json:"keys"`
-	Partitions []any   `json:"partitions,omitempty"` // values of the (first) partition column
-	DeleteRate float64 `json:"deleteRate"`
-	UpdateRate float64 `json:"updateRate"`
-	BeforeRate float64 `json:"beforeRate"`
-	NullRate   float64 `json:"nullRate"`
+	Seed    int64 `json:"seed"`
+	Commits int   `json:"commits"`
+	Changes int   `json:"changes"`
+	// FirstChanges > 0 is the number of changes of the first commit (a big
+	// first run lets Java's universal compaction stop below the max level).
+	FirstChanges int     `json:"firstChanges,omitempty"`
+	Keys         int     `json:"keys"`
+	Partitions   []any   `json:"partitions,omitempty"` // values of the (first) partition column
+	DeleteRate   float64 `json:"deleteRate"`
+	UpdateRate   float64 `json:"updateRate"`
+	BeforeRate   float64 `json:"beforeRate"`
+	NullRate     float64 `json:"nullRate"`
 	// IntRange > 0 draws integer values from [-IntRange/2, IntRange/2)
 	// (small products that cannot overflow).
 	IntRange     int `json:"intRange,omitempty"`
@@ -199,7 +202,11 @@ func expandRandom(s *pkSpec) error {
 			}
 		}
 		var changes []pkChange
-		for i := 0; i < r.Changes; i++ {
+		n := r.Changes
+		if c == 0 && r.FirstChanges > 0 {
+			n = r.FirstChanges
+		}
+		for i := 0; i < n; i++ {
 			keyVals := map[string]any{}
 			var keyText []string
 			for _, f := range fields {

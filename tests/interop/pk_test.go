@@ -35,6 +35,7 @@ func TestPKRead(t *testing.T) {
 			for _, w := range []string{java1, java2} {
 				p := set.tables[w][n]
 				t.Run("written by "+w, func(t *testing.T) {
+					t.Parallel()
 					if p.err != nil {
 						t.Fatalf("table %s, written by %s: %v", n, w, p.err)
 					}
