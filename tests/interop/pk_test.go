@@ -9,11 +9,9 @@ package interop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
