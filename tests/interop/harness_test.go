@@ -37,6 +37,9 @@ var env struct {
 	oracles     map[string]*oracle.Process // java1, java2, py
 }
 
+// cleanups run when the test binary ends (after every test).
+var cleanups []func()
+
 // Oracle names: the reader/writer roles of the matrix.
 const (
 	java1 = "java1" // Java Paimon 1.4.2
@@ -52,6 +55,9 @@ func TestMain(m *testing.M) {
 		defer func() {
 			for _, o := range env.oracles {
 				o.Close()
+			}
+			for _, f := range cleanups {
+				f()
 			}
 		}()
 		code := m.Run()
