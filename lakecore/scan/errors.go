@@ -40,6 +40,12 @@ var (
 	// that cannot start a stream (an unknown mode, a missing snapshot id).
 	ErrInvalidOptions = errors.New("invalid stream options")
 
+	// ErrUnsupportedFiles is wrapped by a streaming plan that would have to
+	// emit files lakecore cannot read: the Avro files of a postpone-bucket
+	// table (bucket = -2), which Java streams raw before its compaction job
+	// moves them into real buckets. Batch plans leave them out, as Java's do.
+	ErrUnsupportedFiles = errors.New("streaming plan holds files lakecore cannot read")
+
 	// ErrCorruptTable is wrapped when the metadata of a table contradicts
 	// itself in a way no reader can resolve, such as a manifest cut short
 	// or a live data file whose partition row cannot be decoded with the

@@ -174,7 +174,9 @@ func (p *Planner) streamStart(ctx context.Context, snap *snapshot.Snapshot, f *p
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
 	if rules != nil {
-		live = rules.streamStartEntries(live)
+		if live, err = rules.streamStartEntries(live); err != nil {
+			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+		}
 	}
 	return p.plan(ctx, snap, live, fields)
 }

@@ -104,11 +104,15 @@ func (r *keyValueRules) batchEntries(entries []manifest.Entry) []manifest.Entry 
 // streamStartEntries applies the level filter of a streaming read's first
 // plan (DataTableStreamScan): lookup reads level > 0 (level 0 is yet to be
 // compacted into the changelog), full-compaction the top level only.
-func (r *keyValueRules) streamStartEntries(entries []manifest.Entry) []manifest.Entry {
-	return keepEntries(entries, func(e *manifest.Entry) bool {
-		if e.Bucket == postponeBucket {
-			return false
+// Postpone-bucket files, which Java streams raw, wrap ErrUnsupportedFiles.
+func (r *keyValueRules) streamStartEntries(entries []manifest.Entry) ([]manifest.Entry, error) {
+	for i := range entries {
+		if entries[i].Bucket == postponeBucket {
+			return nil, fmt.Errorf("%w: %s is in the postpone bucket (bucket = -2): its records are in Avro files, which lakecore does not read, "+
+				"until a compaction job moves them into real buckets", ErrUnsupportedFiles, entries[i].File.FileName)
 		}
+	}
+	return keepEntries(entries, func(e *manifest.Entry) bool {
 		switch r.producer {
 		case "lookup":
 			return e.File.Level > 0
@@ -116,7 +120,7 @@ func (r *keyValueRules) streamStartEntries(entries []manifest.Entry) []manifest.
 			return e.File.Level == r.maxLevel
 		}
 		return true
-	})
+	}), nil
 }
 
 // readsChangelog reports whether streaming follow-ups read the changelog

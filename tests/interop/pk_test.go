@@ -1,17 +1,16 @@
-//go:build interop && pk
+//go:build interop
 
 package interop
 
-// lakecore against Java on primary-key tables. Behind the extra build tag
-// pk until lakecore's primary-key reader lands (it uses Table.ReadAll on PK
-// tables, Table.ReadChanges and kv.RowKind): go test -tags 'interop pk'
-// -run TestPKRead ./tests/interop/
+// lakecore against Java on primary-key tables: go test -tags interop -run
+// TestPKRead ./tests/interop/
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -70,6 +69,18 @@ func TestPKRead(t *testing.T) {
 						}
 					}
 					for _, m := range pkModes(p) {
+						if p.spec.Options["bucket"] == "-2" {
+							// Known difference: Java streams the raw Avro records
+							// of the postpone bucket; lakecore, which reads no
+							// Avro data files, refuses a stream that meets them,
+							// by name. Streams that meet none are compared.
+							if _, err := goStream(ctx, tb, fields, m); err != nil {
+								if !errors.Is(err, scan.ErrUnsupportedFiles) && !strings.Contains(err.Error(), `format "avro"`) {
+									t.Errorf("table %s, written by %s, read by go, scan mode %s: %v, want a refusal of the postpone bucket's Avro files", n, w, m, err)
+								}
+								continue
+							}
+						}
 						want, err := javaStream(w, p.ref, m)
 						if err != nil {
 							t.Errorf("table %s, written by %s, read by %s, scan mode %s: %v", n, w, w, m, err)
