@@ -144,13 +144,17 @@ func (r *TableRead) rawConvertible(files []manifest.DataFileMeta) bool {
 }
 
 // mergedReader reads a batch split of a primary-key table: section after
-// section of IntervalPartition, a section of one file without delete rows
-// read raw, any other merged by a SortMergeReader with deletes dropped.
+// section of IntervalPartition, merged by a SortMergeReader with deletes
+// dropped, except where Java reads raw: Java packs the sections of a bucket
+// into splits of source.split.target-size, and a split that is a single
+// file without delete rows is read as a plain file (every row +I), any
+// other split merged (its rows keep their kinds, +I or +U).
 type mergedReader struct {
 	r        *TableRead
 	split    scan.Split
 	sections [][]mergetree.SortedRun
-	next     int // index of the next section
+	raw1     []bool // sections read raw
+	next     int    // index of the next section
 	raw      *RowIterator
 	merge    *mergetree.SortMergeReader
 	err      error
@@ -177,7 +181,42 @@ func (r *TableRead) openMerged(ctx context.Context, split scan.Split) (SplitRead
 		}
 		files[i].MinKey, files[i].Index = minKey, i
 	}
-	return &mergedReader{r: r, split: split, sections: mergetree.IntervalPartition(files)}, nil
+	m := &mergedReader{r: r, split: split, sections: mergetree.IntervalPartition(files)}
+	m.raw1 = make([]bool, len(m.sections))
+	for _, bin := range packSections(m.sections, split.Files, r.splitTarget, r.openFileCost) {
+		if len(bin) == 1 {
+			sec := m.sections[bin[0]]
+			m.raw1[bin[0]] = len(sec) == 1 && len(sec[0]) == 1 && withoutDeleteRows(&split.Files[sec[0][0].Index])
+		}
+	}
+	return m, nil
+}
+
+// packSections is MergeTreeSplitGenerator.packSplits: sections in order
+// into bins of at most target bytes (BinPacking.packForOrdered; a section
+// weighs its files' size, at least openFileCost), as indexes of sections.
+func packSections(sections [][]mergetree.SortedRun, files []manifest.DataFileMeta, target, openFileCost int64) [][]int {
+	var bins [][]int
+	var bin []int
+	var weight int64
+	for i, sec := range sections {
+		var size int64
+		for _, run := range sec {
+			for _, f := range run {
+				size += files[f.Index].FileSize
+			}
+		}
+		w := max(size, openFileCost)
+		if weight+w > target && len(bin) > 0 {
+			bins, bin, weight = append(bins, bin), nil, 0
+		}
+		weight += w
+		bin = append(bin, i)
+	}
+	if len(bin) > 0 {
+		bins = append(bins, bin)
+	}
+	return bins
 }
 
 // subSplit is split restricted to files.
@@ -193,7 +232,7 @@ func (m *mergedReader) subSplit(files mergetree.SortedRun) scan.Split {
 // openSection starts reading section i.
 func (m *mergedReader) openSection(ctx context.Context, i int) error {
 	sec := m.sections[i]
-	if len(sec) == 1 && len(sec[0]) == 1 && withoutDeleteRows(&m.split.Files[sec[0][0].Index]) {
+	if m.raw1[i] {
 		it, err := m.r.openFiles(ctx, m.subSplit(sec[0]), true)
 		if err != nil {
 			return err

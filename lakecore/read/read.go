@@ -61,6 +61,9 @@ type TableRead struct {
 	engine   *mergetree.Engine
 	kvFields []types.DataField
 	keyTypes []types.DataType
+	// splitTarget and openFileCost are source.split.target-size and
+	// source.split.open-file-cost, which decide where Java reads raw.
+	splitTarget, openFileCost int64
 
 	mu    sync.Mutex
 	cache map[int64][]types.DataField
@@ -91,6 +94,12 @@ func NewTableRead(fio storage.FileIO, tablePath string, current *schema.TableSch
 			return nil, fmt.Errorf("read %s: %w", tablePath, err)
 		}
 		r.kvFields = append(current.Fields[:len(current.Fields):len(current.Fields)], kv.SequenceNumberField, kv.ValueKindField)
+		if r.splitTarget, err = o.SourceSplitTargetSize(); err != nil {
+			return nil, fmt.Errorf("read %s: %w", tablePath, err)
+		}
+		if r.openFileCost, err = o.SourceSplitOpenFileCost(); err != nil {
+			return nil, fmt.Errorf("read %s: %w", tablePath, err)
+		}
 		r.keyTypes = make([]types.DataType, len(r.engine.Order.KeyFields))
 		for i, j := range r.engine.Order.KeyFields {
 			r.keyTypes[i] = current.Fields[j].Type
