@@ -81,9 +81,12 @@ type pkSpec struct {
 	WaitCompaction *bool             `json:"waitCompaction,omitempty"`
 	DynamicBuckets int               `json:"dynamicBuckets,omitempty"`
 	Commits        []pkCommit        `json:"commits,omitempty"`
-	Random         *pkRandom         `json:"random,omitempty"`
-	Model          *bool             `json:"model,omitempty"`
-	Streams        []string          `json:"streams,omitempty"`
+	// Continue writes to an existing table (one lakecore wrote) instead of
+	// creating it; the schema and options are then the table's.
+	Continue bool      `json:"continue,omitempty"`
+	Random   *pkRandom `json:"random,omitempty"`
+	Model    *bool     `json:"model,omitempty"`
+	Streams  []string  `json:"streams,omitempty"`
 }
 
 // loadPKSpecs reads testdata/pk/*.json (names sorted; PK_SPECS=substring

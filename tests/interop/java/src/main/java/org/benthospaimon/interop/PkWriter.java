@@ -88,7 +88,7 @@ final class PkWriter {
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
         JsonNode spec = mapper.readTree(Files.readAllBytes(specFile));
         // "random", "model", "streams", "expect" are read by the Go driver (it expands "random" into commits)
-        checkKeys(spec, "spec", "description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser",
+        checkKeys(spec, "spec", "description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "continue",
                 "waitCompaction", "dynamicBuckets", "commits", "random", "model", "streams", "expect");
         if (spec.has("random") && !spec.has("commits")) {
             throw new IllegalArgumentException("spec has \"random\" but no \"commits\": the Go driver expands it"
@@ -98,7 +98,11 @@ final class PkWriter {
         boolean wait = spec.path("waitCompaction").asBoolean(true);
         int dynamicBuckets = spec.path("dynamicBuckets").asInt(2);
 
-        createTable(catalog, id, spec);
+        if (spec.path("continue").asBoolean(false)) {
+            catalog.getTable(id); // an existing table (e.g. written by lakecore) goes on
+        } else {
+            createTable(catalog, id, spec);
+        }
 
         Session s = new Session(catalog, id, user);
         try {
