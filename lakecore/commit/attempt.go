@@ -22,6 +22,9 @@ import (
 // (Java's CommitChangesProvider).
 type changes struct {
 	entries []manifest.Entry
+	// changelog are the ADD entries of changelog files, committed in the
+	// snapshot's changelog manifest list (primary-key tables).
+	changelog []manifest.Entry
 	// fixed is true when entries do not depend on the latest snapshot, so
 	// the delta manifests are written once for every attempt.
 	fixed bool
@@ -34,8 +37,13 @@ type changes struct {
 type changesFunc func(ctx context.Context, latest *snapshot.Snapshot) (changes, error)
 
 func fixedChanges(entries []manifest.Entry) changesFunc {
+	return fixedChangesWithLog(entries, nil)
+}
+
+// fixedChangesWithLog is fixedChanges with changelog files.
+func fixedChangesWithLog(entries, changelog []manifest.Entry) changesFunc {
 	return func(context.Context, *snapshot.Snapshot) (changes, error) {
-		return changes{entries: entries, fixed: true}, nil
+		return changes{entries: entries, changelog: changelog, fixed: true}, nil
 	}
 }
 
@@ -106,6 +114,10 @@ type delta struct {
 	metas     []manifest.FileMeta
 	list      string
 	listSize  int64
+	// The changelog manifests and list, when the commit has changelog files.
+	logMetas    []manifest.FileMeta
+	logList     string
+	logListSize int64
 	// pinned: an attempt with an unknown outcome referenced these files, so
 	// they may belong to a snapshot and are never deleted.
 	pinned bool
@@ -218,11 +230,14 @@ func (c *Committer) giveUp(ctx context.Context, d *delta, ambiguous bool, err er
 
 func (c *Committer) deleteDelta(ctx context.Context, d *delta) {
 	ctx = context.WithoutCancel(ctx)
-	names := make([]string, 0, len(d.metas)+1)
+	names := make([]string, 0, len(d.metas)+len(d.logMetas)+2)
 	for _, m := range d.metas {
 		names = append(names, m.FileName)
 	}
-	names = append(names, d.list)
+	for _, m := range d.logMetas {
+		names = append(names, m.FileName)
+	}
+	names = append(names, d.list, d.logList)
 	c.deleteManifests(ctx, names)
 }
 
@@ -302,7 +317,18 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 			c.deleteManifests(context.WithoutCancel(ctx), fileNames(metas))
 			return fail(err)
 		}
-		*dp = &delta{signature: sig, metas: metas, list: name, listSize: size}
+		nd := &delta{signature: sig, metas: metas, list: name, listSize: size}
+		if len(ch.changelog) > 0 {
+			// FileStoreCommitImpl: manifestList.write(manifestFile.write(changelogFiles)).
+			if nd.logMetas, err = c.writeManifests(ctx, ch.changelog, schemaID); err == nil {
+				nd.logList, nd.logListSize, err = c.encoder.WriteManifestList(ctx, c.fio, c.tablePath, nd.logMetas)
+			}
+			if err != nil {
+				c.deleteDelta(ctx, nd)
+				return fail(err)
+			}
+		}
+		*dp = nd
 	}
 	d := *dp
 
@@ -371,10 +397,18 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 		Statistics:            stats,
 		NextRowID:             &next,
 	}
+	if d.logList != "" {
+		var logRecords int64
+		for i := range ch.changelog {
+			logRecords += ch.changelog[i].File.RowCount
+		}
+		snap.ChangelogManifestList, snap.ChangelogManifestListSize = &d.logList, &d.logListSize
+		snap.ChangelogRecordCount = &logRecords
+	}
 	err = c.snapshots.Create(ctx, snap)
 	switch {
 	case err == nil:
-		own := ownFiles{base: fileNames(after), delta: fileNames(d.metas), adds: addedFiles(ch.entries)}
+		own := ownFiles{base: fileNames(after), delta: append(fileNames(d.metas), fileNames(d.logMetas)...), adds: addedFiles(ch.entries)}
 		v, next, cerr := c.confirm(ctx, snap, own)
 		if err := c.settle(ctx, snap, v, next, cerr); err != nil {
 			if v == stale {

@@ -44,6 +44,10 @@ type Message struct {
 	Bucket, TotalBuckets        int32
 	NewFiles, DeletedFiles      []manifest.DataFileMeta
 	CompactBefore, CompactAfter []manifest.DataFileMeta
+	// Changelog are changelog files of a primary-key table (the input
+	// changelog), committed with the append part in the snapshot's
+	// changelog manifest list.
+	Changelog []manifest.DataFileMeta
 }
 
 // Options configure a Committer. A zero field takes Paimon's default
@@ -231,17 +235,17 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	appendEntries, compactEntries, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, err := c.collectWithLog(msgs)
 	if err != nil {
 		return nil, err
 	}
 	var last *snapshot.Snapshot
-	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 {
+	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 || len(changelog) > 0 {
 		kind, detect := snapshot.CommitAppend, recovered || c.o.PrimaryKey
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}
-		last, err = c.tryCommit(ctx, identifier, kind, detect, fixedChanges(appendEntries))
+		last, err = c.tryCommit(ctx, identifier, kind, detect, fixedChangesWithLog(appendEntries, changelog))
 		if err != nil {
 			return nil, err
 		}
@@ -437,10 +441,16 @@ func (c *Committer) keyRanges(files []*manifest.DataFileMeta) ([][2][]any, error
 // the append part (NewFiles ADD, DeletedFiles DELETE) and the compact part
 // (CompactBefore DELETE, CompactAfter ADD).
 func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries []manifest.Entry, err error) {
+	appendEntries, compactEntries, _, err = c.collectWithLog(msgs)
+	return appendEntries, compactEntries, err
+}
+
+// collectWithLog is collect with the changelog files of the append part.
+func (c *Committer) collectWithLog(msgs []Message) (appendEntries, compactEntries, changelog []manifest.Entry, err error) {
 	for i := range msgs {
 		m := &msgs[i]
 		if _, err := binrow.Deserialize(c.partTypes, m.Partition); err != nil {
-			return nil, nil, fmt.Errorf("commit to %s: %w: message %d: partition: %w", c.tablePath, ErrInvalidMessage, i, err)
+			return nil, nil, nil, fmt.Errorf("commit to %s: %w: message %d: partition: %w", c.tablePath, ErrInvalidMessage, i, err)
 		}
 		add := func(dst []manifest.Entry, kind manifest.FileKind, files []manifest.DataFileMeta) []manifest.Entry {
 			for _, f := range files {
@@ -452,8 +462,9 @@ func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries []man
 		appendEntries = add(appendEntries, manifest.FileKindDelete, m.DeletedFiles)
 		compactEntries = add(compactEntries, manifest.FileKindDelete, m.CompactBefore)
 		compactEntries = add(compactEntries, manifest.FileKindAdd, m.CompactAfter)
+		changelog = add(changelog, manifest.FileKindAdd, m.Changelog)
 	}
-	return appendEntries, compactEntries, nil
+	return appendEntries, compactEntries, changelog, nil
 }
 
 func hasDelete(entries []manifest.Entry) bool {

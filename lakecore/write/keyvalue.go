@@ -78,12 +78,15 @@ type KeyValueWriter struct {
 	dropUpdateBefore      bool
 	dropDeletes           bool
 	fileUUID, extension   string
-	fileCounter           int64
-	buckets               map[string]*kvBucket
-	order                 []*kvBucket
-	closed                []string
-	nextSeq               map[string]int64
-	failed                error
+	// changelogPrefix is set for changelog-producer input: every change is
+	// also written, unmerged, to changelog files with this prefix.
+	changelogPrefix string
+	fileCounter     int64
+	buckets         map[string]*kvBucket
+	order           []*kvBucket
+	closed          []string
+	nextSeq         map[string]int64
+	failed          error
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -108,6 +111,8 @@ type kvBucket struct {
 	// compactBefore and compactAfter are the compaction since the last
 	// Prepare.
 	compactBefore, compactAfter []manifest.DataFileMeta
+	// changelog are the input changelog files since the last Prepare.
+	changelog []manifest.DataFileMeta
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
@@ -217,6 +222,12 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
 		w.extension = "." + ext + ".parquet"
 	}
+	if engine.ChangelogProducer == "input" {
+		w.changelogPrefix = "changelog-" // changelog-file.prefix
+		if v, ok := s.Options["changelog-file.prefix"]; ok {
+			w.changelogPrefix = v
+		}
+	}
 	if w.reader, err = read.NewTableRead(fio, tablePath, s, nil); err != nil {
 		return fail(err)
 	}
@@ -262,8 +273,8 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 	if e.DeletionVectors {
 		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
 	}
-	if e.ChangelogProducer != "none" {
-		return fmt.Errorf("%w: changelog-producer = %s: set it to none", ErrUnsupportedTable, e.ChangelogProducer)
+	if e.ChangelogProducer != "none" && e.ChangelogProducer != "input" {
+		return fmt.Errorf("%w: changelog-producer = %s needs lookup or full compaction: set it to none or input", ErrUnsupportedTable, e.ChangelogProducer)
 	}
 	for _, k := range []string{"rowkind.field", "data-file.thin-mode", "file.format.per.level", "force-lookup"} {
 		if v, ok := s.Options[k]; ok && !strings.EqualFold(v, "false") {
@@ -412,6 +423,11 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	}
 	order := &w.engine.Order
 	slices.SortStableFunc(b.buf, order.Compare)
+	if w.changelogPrefix != "" {
+		if err := w.writeChangelog(ctx, b); err != nil {
+			return err
+		}
+	}
 	fn, err := w.engine.NewMergeFunction()
 	if err != nil {
 		return err
@@ -420,7 +436,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	var f *kvFile
 	emit := func(r *mergetree.KeyValue) error {
 		if f == nil {
-			if f, err = w.openFile(ctx, b, 0, 0); err != nil {
+			if f, err = w.openFile(ctx, b, w.o.FilePrefix, 0, 0); err != nil {
 				return err
 			}
 		}
@@ -488,8 +504,8 @@ type kvFile struct {
 	row            []any
 }
 
-func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket, level, source int32) (*kvFile, error) {
-	name := w.o.FilePrefix + w.fileUUID + "-" + strconv.FormatInt(w.fileCounter, 10) + w.extension
+func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket, prefix string, level, source int32) (*kvFile, error) {
+	name := prefix + w.fileUUID + "-" + strconv.FormatInt(w.fileCounter, 10) + w.extension
 	w.fileCounter++
 	p := path.Join(b.dir, name)
 	out, err := w.fio.Create(ctx, p)
@@ -649,10 +665,10 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 				return nil, w.fail(err)
 			}
 		}
-		if len(b.done) > 0 || len(b.compactBefore) > 0 {
+		if len(b.done) > 0 || len(b.compactBefore) > 0 || len(b.changelog) > 0 {
 			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
-				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter})
-			b.done, b.compactBefore, b.compactAfter = nil, nil, nil
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog})
+			b.done, b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil, nil
 		}
 		if active {
 			kept = append(kept, b)
@@ -673,7 +689,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
-		b.compactBefore, b.compactAfter = nil, nil
+		b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil
@@ -689,4 +705,40 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 func (w *KeyValueWriter) fail(err error) error {
 	w.failed = fmt.Errorf("%w: %w", ErrWriterFailed, err)
 	return w.failed
+}
+
+// writeChangelog writes every buffered change of b, sorted by key and then
+// sequence, unmerged and with its own row kind, as level-0 changelog files
+// (MergeTreeWriter.flushWriteBuffer's rawConsumer for changelog-producer
+// input): the changelog Java's and lakecore's streaming readers emit.
+func (w *KeyValueWriter) writeChangelog(ctx context.Context, b *kvBucket) error {
+	var f *kvFile
+	var err error
+	for _, r := range b.buf {
+		if f == nil {
+			if f, err = w.openFile(ctx, b, w.changelogPrefix, 0, 0); err != nil {
+				return err
+			}
+		}
+		if err := f.write(w, r); err != nil {
+			_ = f.out.Abort()
+			return err
+		}
+		if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
+			meta, err := w.closeFile(f)
+			f = nil
+			if err != nil {
+				return err
+			}
+			b.changelog = append(b.changelog, meta)
+		}
+	}
+	if f != nil {
+		meta, err := w.closeFile(f)
+		if err != nil {
+			return err
+		}
+		b.changelog = append(b.changelog, meta)
+	}
+	return nil
 }

@@ -170,7 +170,7 @@ func (w *KeyValueWriter) rewrite(ctx context.Context, b *kvBucket, candidate [][
 				continue
 			}
 			if f == nil {
-				if f, err = w.openFile(ctx, b, out, 1); err != nil {
+				if f, err = w.openFile(ctx, b, w.o.FilePrefix, out, 1); err != nil {
 					_ = m.Close()
 					return err
 				}

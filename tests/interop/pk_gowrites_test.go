@@ -34,6 +34,7 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 		{"pk_dedupe_b1", "deduplicate", false, "1", nil},
 		{"pk_dedupe_part_b4", "deduplicate", true, "4", nil},
 		{"pk_dedupe_seqfield", "deduplicate", false, "2", map[string]string{"sequence.field": "v"}},
+		{"pk_dedupe_input_changelog", "deduplicate", true, "2", map[string]string{"changelog-producer": "input"}},
 		{"pk_partial_update", "partial-update", true, "2", nil},
 		{"pk_aggregation", "aggregation", false, "3", map[string]string{"fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},
 	} {
