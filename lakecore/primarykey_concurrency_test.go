@@ -12,6 +12,8 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -204,4 +206,112 @@ func TestPrimaryKeyConcurrentWriters(t *testing.T) {
 	}
 	assertRows(t, rows, want)
 	t.Logf("%d batches committed, %d sequence conflicts rewritten, %d compactions dropped after a conflict", len(committed), conflicts, compactionConflicts)
+}
+
+// TestPrimaryKeyCompact writes a write-only primary-key table (no inline
+// compaction, level-0 files pile up), then compacts it with Table.Compact:
+// universal compaction first, then a full compaction that leaves every
+// bucket one run at the top level; the merged rows never change.
+func TestPrimaryKeyCompact(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType()}, {Name: "v", Type: types.StringType()}},
+		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "2", "write-only": "true"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	committer := tbl.NewCommitter("writer")
+	model := map[int64]string{}
+	rng := rand.New(rand.NewPCG(8, 8))
+	nextID := int64(1)
+	writeCommits := func(n int) {
+		for range n {
+			id := nextID
+			nextID++
+			w, err := tbl.NewKeyValueWriter(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 30 {
+				k, v := int64(rng.IntN(40)), fmt.Sprint(rng.IntN(100))
+				kind := kv.Insert
+				if rng.IntN(4) == 0 {
+					kind = kv.Delete
+					delete(model, k)
+				} else {
+					model[k] = v
+				}
+				if err := w.Write(ctx, kind, []any{k, v}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			msgs, err := w.Prepare(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := committer.Commit(ctx, id, msgs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writeCommits(9)
+	rowsEqualModel := func() {
+		t.Helper()
+		var want [][]any
+		for k, v := range model {
+			want = append(want, []any{k, v})
+		}
+		rows, err := tbl.ReadAll(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertRows(t, rows, want)
+	}
+	runsPerBucket := func() map[int32]int {
+		snap, _ := tbl.Snapshots().Latest(ctx)
+		plan, err := tbl.Planner().Full(ctx, snap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int32]int{}
+		for _, sp := range plan.Splits {
+			out[sp.Bucket] = len(mergetree.SortedRuns(sp.Files))
+		}
+		return out
+	}
+	if r := runsPerBucket(); r[0] != 9 || r[1] != 9 {
+		t.Fatalf("write-only: sorted runs %v, want 9 level-0 files per bucket", r)
+	}
+	compact := func(full bool) {
+		t.Helper()
+		rep, err := tbl.Compact(ctx, maintain.CompactOptions{Full: full, CommitUser: "compactor"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Snapshots) != 1 || rep.Rewritten.Files == 0 {
+			t.Fatalf("full=%v: report %+v, want one COMPACT snapshot", full, rep)
+		}
+		rowsEqualModel()
+	}
+	compact(true)
+	if r := runsPerBucket(); r[0] != 1 || r[1] != 1 {
+		t.Errorf("after full compaction: sorted runs %v, want 1 per bucket", r)
+	}
+	// A full compaction of fully compacted buckets without deletes does nothing.
+	rep, err := tbl.Compact(ctx, maintain.CompactOptions{Full: true})
+	if err != nil || len(rep.Snapshots) != 0 {
+		t.Errorf("second full compaction: %+v, %v; want nothing to do", rep, err)
+	}
+	// Seven more level-0 files per bucket: universal compaction brings the
+	// sorted runs down to the trigger.
+	writeCommits(7)
+	compact(false)
+	if r := runsPerBucket(); r[0] > 5 || r[1] > 5 {
+		t.Errorf("after universal compaction: sorted runs %v, want at most the trigger 5", r)
+	}
 }

@@ -33,10 +33,12 @@ func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartition
 // Compact rewrites small data files into larger ones and commits them as a
 // COMPACT snapshot (maintain.Compact). Concurrent appends are never lost;
 // a conflict with another compaction or overwrite is retried from a fresh
-// plan.
+// plan. A primary-key table's buckets get universal compaction, or with
+// o.Full a full compaction into the top level (compactKeyValue); of o's
+// fields only Filter, Full, MaxAttempts, DryRun and the committer's apply.
 func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
-	if err := t.appendOnly("compact"); err != nil {
-		return nil, err
+	if t.HasPrimaryKey() {
+		return t.compactKeyValue(ctx, o)
 	}
 	return maintain.Compact(ctx, t.fio, t.path, o)
 }

@@ -361,7 +361,12 @@ func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error
 			return nil, fmt.Errorf("write to %s: %w: field %q: %w", w.dataDir, ErrInvalidRow, w.schema.Fields[j].Name, err)
 		}
 	}
-	bucket := int32(binrow.Bucket(key, w.numBuckets))
+	return w.bucketOf(ctx, part, int32(binrow.Bucket(key, w.numBuckets)))
+}
+
+// bucketOf returns the buffer of (partition, bucket), restoring its files
+// on first use.
+func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32) (*kvBucket, error) {
 	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
 	if b, ok := w.buckets[mk]; ok {
 		return b, nil

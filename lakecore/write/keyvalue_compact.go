@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
@@ -23,6 +24,42 @@ import (
 // The result is recorded in b.compactBefore and b.compactAfter and b.files
 // is updated.
 func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
+	return w.compactBucket(ctx, b, false)
+}
+
+// CompactBucket compacts one bucket of the latest snapshot (restored as
+// Write restores it) and returns the compaction as a message for
+// commit.Committer.Compact, nil when there is nothing to do. Without full
+// it is what Prepare does (universal compaction, if the sorted runs call
+// for it); with full every run goes to the top level
+// (CompactStrategy.pickFullCompaction; a bucket already in one run at the
+// top level is left alone, or rewritten if its files hold deletes).
+func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bucket int32, full bool) (*commit.Message, error) {
+	if w.compaction == nil {
+		u, err := mergetree.UniversalFromOptions(w.schema.Options)
+		if err != nil {
+			return nil, err
+		}
+		w.compaction = &u
+	}
+	b, err := w.bucketOf(ctx, partition, bucket)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.compactBucket(ctx, b, full); err != nil {
+		return nil, w.fail(err)
+	}
+	if len(b.compactBefore) == 0 {
+		return nil, nil
+	}
+	m := &commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets),
+		CompactBefore: b.compactBefore, CompactAfter: b.compactAfter}
+	b.compactBefore, b.compactAfter = nil, nil
+	w.closed = nil
+	return m, nil
+}
+
+func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bool) error {
 	u := w.compaction
 	numLevels := u.NumLevels
 	highest := int32(0)
@@ -30,12 +67,31 @@ func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 		numLevels = max(numLevels, int(b.files[i].Level)+1)
 		highest = max(highest, b.files[i].Level)
 	}
+	maxLevel := int32(numLevels - 1)
 	runs := mergetree.SortedRuns(b.files)
-	unit, ok := u.Pick(runs, numLevels)
-	if !ok || len(unit.Files) == 0 || (len(unit.Files) == 1 && b.files[unit.Files[0]].Level == unit.OutputLevel) {
+	var unit mergetree.Unit
+	ok := false
+	if full {
+		if len(runs) > 1 || (len(runs) == 1 && runs[0].Level != maxLevel) {
+			unit, ok = mergetree.Unit{OutputLevel: maxLevel}, true
+		} else if len(runs) == 1 {
+			for _, i := range runs[0].Files {
+				if f := &b.files[i]; f.DeleteRowCount == nil || *f.DeleteRowCount > 0 {
+					unit, ok = mergetree.Unit{OutputLevel: maxLevel}, true
+				}
+			}
+		}
+		if ok {
+			for _, r := range runs {
+				unit.Files = append(unit.Files, r.Files...)
+			}
+		}
+	} else {
+		unit, ok = u.Pick(runs, numLevels)
+	}
+	if !ok || len(unit.Files) == 0 || (!full && len(unit.Files) == 1 && b.files[unit.Files[0]].Level == unit.OutputLevel) {
 		return nil
 	}
-	maxLevel := int32(numLevels - 1)
 	out := unit.OutputLevel
 	dropDelete := out != 0 && out >= highest
 	files := make([]mergetree.File, len(unit.Files))

@@ -1,0 +1,153 @@
+package lakecore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+)
+
+// compactKeyValue compacts every (partition, bucket) of a primary-key
+// table that o.Filter allows, as a dedicated compaction job does: with
+// o.Full each bucket's runs are merged into the top level (Java's full
+// compaction), otherwise each bucket gets the universal compaction its
+// sorted runs call for. The results are committed as one COMPACT
+// snapshot; a conflict with another writer's compaction of the same files
+// is retried from a fresh plan up to o.MaxAttempts times. With o.DryRun
+// nothing is written and the report counts what would be rewritten.
+func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
+	start := time.Now()
+	rep := &maintain.Report{Operation: maintain.OpCompact, Table: t.path, DryRun: o.DryRun}
+	attempts := o.MaxAttempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	committer := o.Committer
+	if committer == nil {
+		committer = t.NewCommitter(o.CommitUser)
+	}
+	identifier := o.CommitIdentifier
+	if identifier == 0 {
+		identifier = math.MaxInt64 // what Java's batch jobs use
+	}
+	for attempt := 1; ; attempt++ {
+		snap, err := t.snapshots.Latest(ctx)
+		if err != nil || snap == nil {
+			rep.Duration = time.Since(start)
+			return rep, err
+		}
+		live, err := t.planner.LiveEntries(ctx, snap, o.Filter)
+		if err != nil {
+			return nil, err
+		}
+		type key struct {
+			partition string
+			bucket    int32
+		}
+		var order []key
+		seen := map[key]bool{}
+		for _, e := range live {
+			k := key{string(e.Partition), e.Bucket}
+			if e.Bucket >= 0 && !seen[k] {
+				seen[k] = true
+				order = append(order, k)
+			}
+		}
+		w, err := t.NewKeyValueWriter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var msgs []commit.Message
+		for _, k := range order {
+			if o.DryRun {
+				continue
+			}
+			m, err := w.CompactBucket(ctx, []byte(k.partition), k.bucket, o.Full)
+			if err != nil {
+				_ = w.Abort(ctx)
+				return nil, fmt.Errorf("compact %s.%s: %w", t.db, t.name, err)
+			}
+			if m != nil {
+				msgs = append(msgs, *m)
+			}
+		}
+		if len(msgs) == 0 {
+			rep.Duration = time.Since(start)
+			return rep, nil
+		}
+		s, err := committer.Compact(ctx, identifier, msgs)
+		if errors.Is(err, commit.ErrConflict) && attempt < attempts {
+			rep.Conflicts++
+			deleteOutputs(ctx, t, msgs)
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, commit.ErrConflict) {
+				deleteOutputs(ctx, t, msgs)
+			}
+			return nil, fmt.Errorf("compact %s.%s: %w", t.db, t.name, err)
+		}
+		for _, m := range msgs {
+			rep.Tasks++
+			for _, f := range m.CompactBefore {
+				rep.Rewritten.Files++
+				rep.Rewritten.Bytes += f.FileSize
+			}
+			for _, f := range m.CompactAfter {
+				rep.Written.Files++
+				rep.Written.Bytes += f.FileSize
+			}
+		}
+		rep.Snapshots = append(rep.Snapshots, s.ID)
+		rep.Duration = time.Since(start)
+		return rep, nil
+	}
+}
+
+// deleteOutputs deletes the files a compaction that was not committed
+// wrote (not the upgraded ones, which are the inputs at a new level), best
+// effort: what remains is an orphan for RemoveOrphanFiles.
+func deleteOutputs(ctx context.Context, t *Table, msgs []commit.Message) {
+	ctx = context.WithoutCancel(ctx)
+	r, err := t.NewRead(nil)
+	if err != nil {
+		return
+	}
+	for _, m := range msgs {
+		inputs := map[string]bool{}
+		for _, f := range m.CompactBefore {
+			inputs[f.FileName] = true
+		}
+		for i := range m.CompactAfter {
+			f := &m.CompactAfter[i]
+			if inputs[f.FileName] {
+				continue
+			}
+			if p, err := filePath(t, r, m, f); err == nil {
+				_ = t.fio.Delete(ctx, p)
+			}
+		}
+	}
+}
+
+func filePath(t *Table, r *read.TableRead, m commit.Message, f *manifest.DataFileMeta) (string, error) {
+	parts := t.Schema().PartitionFields()
+	ts := make([]types.DataType, len(parts))
+	for i, p := range parts {
+		ts[i] = p.Type
+	}
+	vals, err := binrow.Deserialize(ts, m.Partition)
+	if err != nil {
+		return "", err
+	}
+	return r.FilePath(&scan.Split{Partition: m.Partition, PartitionValues: vals, Bucket: m.Bucket}, f)
+}
