@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/memfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
 
@@ -23,7 +24,8 @@ type factory func(t *testing.T) storage.FileIO
 
 // TestConformance runs the FileIO contract against every implementation:
 // Local, S3 on a real server (under a prefix and at the bucket root) and
-// a Faulty without rules (which must be transparent).
+// a Faulty without rules (which must be transparent) and memfs in both
+// of its durability models.
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return newLocal(t) })
@@ -31,6 +33,11 @@ func TestConformance(t *testing.T) {
 	t.Run("faulty-local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return storage.NewFaulty(newLocal(t), 1) })
 	})
+	for _, m := range []memfs.Model{memfs.LocalDisk, memfs.ObjectStore} {
+		t.Run("memfs-"+m.String(), func(t *testing.T) {
+			conformance(t, func(t *testing.T) storage.FileIO { return memfs.New(m) })
+		})
+	}
 	t.Run("s3", func(t *testing.T) {
 		cfg := s3test.Endpoint(t)
 		cfg.ListPageSize = 7 // make the pagination tests page
