@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -31,6 +32,9 @@ type childEnv struct {
 	// TargetFileSize and MinFileNum tune compaction.
 	TargetFileSize int64
 	MinFileNum     int
+	// KillAfter > 0 makes the expire role kill itself with SIGKILL at the
+	// KillAfter-th file it deletes (its Progress events), mid-expiry.
+	KillAfter int
 }
 
 // childS3 is the part of storage.S3Config a child needs.
@@ -131,8 +135,18 @@ func runChild(role string) int {
 				res.Snapshots, res.Rewritten = rep.Snapshots, rep.Rewritten.Files
 			}
 		case roleExpire:
+			var progress maintain.Progress
+			if c.KillAfter > 0 {
+				deleted := 0
+				progress = func(maintain.Event) {
+					if deleted++; deleted == c.KillAfter {
+						_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+						select {} // until the signal lands
+					}
+				}
+			}
 			rep, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{
-				RetainMin: 1, RetainMax: 3, OlderThan: time.Now(),
+				RetainMin: 1, RetainMax: 3, OlderThan: time.Now(), Progress: progress,
 			})
 			if err != nil {
 				res.Error = err.Error()
