@@ -13,6 +13,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/memfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -78,6 +79,15 @@ func crashHistory(t *testing.T, model memfs.Model, stage crashStage) *memfs.FS {
 	}
 	app([]any{int32(8), "2024-01-09"})
 	app([]any{int32(9), "2024-01-09"})
+	// A tag on snapshot 2 keeps its files (and so files that snapshot 4's
+	// compaction removed) through the expiry.
+	data, err := fs.ReadFile(ctx, tb.Snapshots().Path(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.WriteFile(ctx, tb.Tags().Path("two"), data); err != nil {
+		t.Fatal(err)
+	}
 	return fs
 }
 
@@ -247,8 +257,8 @@ func checkListed(t *testing.T, fs *memfs.FS, at string) {
 }
 
 // tableState checks that the table holds exactly the files its listed
-// snapshots use (their snapshot files, manifest lists, manifests and live
-// data files), the schema and the hints, and returns the snapshot ids and
+// snapshots and its tags use (their snapshot and tag files, manifest
+// lists, manifests and live data files), the schema and the hints, and returns the snapshot ids and
 // the latest snapshot's rows.
 func tableState(t *testing.T, fs *memfs.FS, at string) ([]int64, []string) {
 	t.Helper()
@@ -263,12 +273,24 @@ func tableState(t *testing.T, fs *memfs.FS, at string) ([]int64, []string) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{}
+	var roots []*snapshot.Snapshot
 	for _, id := range ids {
 		s, err := tb.Snapshots().Get(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want[tb.Snapshots().Path(id)] = true
+		roots = append(roots, s)
+	}
+	tags, err := tb.Tags().List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range tags {
+		want[tb.Tags().Path(tag.Name)] = true
+		roots = append(roots, tag.Snapshot)
+	}
+	for _, s := range roots {
 		for _, l := range []string{s.BaseManifestList, s.DeltaManifestList} {
 			want[manifest.FilePath(crashTablePath, l)] = true
 			metas, err := manifest.ReadFileMetas(ctx, fs, crashTablePath, l)
