@@ -394,15 +394,6 @@ func (f *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	return slices.Clone(n.data), nil
 }
 
-type writerState int
-
-const (
-	writerOpen writerState = iota
-	writerClosed
-	writerAborted
-	writerFailed
-)
-
 // memWriter buffers the file; in the LocalDisk model its temporary file
 // exists (and grows) meanwhile.
 type memWriter struct {
@@ -411,13 +402,14 @@ type memWriter struct {
 	path  string
 	tmp   string // LocalDisk
 	buf   bytes.Buffer
-	state writerState
+	// done: Close or Abort was called; published: Close succeeded.
+	done, published bool
 }
 
 func (w *memWriter) Write(b []byte) (int, error) {
 	w.f.mu.Lock()
 	defer w.f.mu.Unlock()
-	if w.state != writerOpen {
+	if w.done {
 		return 0, fmt.Errorf("write %s: %w", w.f.uri(w.path), storage.ErrClosed)
 	}
 	if w.f.crashed {
@@ -435,10 +427,10 @@ func (w *memWriter) Written() int64 { return int64(w.buf.Len()) }
 func (w *memWriter) Close() error {
 	w.f.mu.Lock()
 	defer w.f.mu.Unlock()
-	if w.state != writerOpen {
+	if w.done {
 		return fmt.Errorf("close %s: %w", w.f.uri(w.path), storage.ErrClosed)
 	}
-	w.state = writerFailed
+	w.done = true
 	if err := w.ctx.Err(); err != nil {
 		w.dropTempLocked()
 		return fmt.Errorf("close %s: %w", w.f.uri(w.path), err)
@@ -449,18 +441,17 @@ func (w *memWriter) Close() error {
 	if err := w.f.publishLocked("close", w.path, w.tmp, slices.Clone(w.buf.Bytes()), false); err != nil {
 		return err
 	}
-	w.state = writerClosed
+	w.published = true
 	return nil
 }
 
 func (w *memWriter) Abort() error {
 	w.f.mu.Lock()
 	defer w.f.mu.Unlock()
-	if w.state == writerClosed || w.state == writerAborted {
-		return nil
+	if !w.published {
+		w.done = true
+		w.dropTempLocked()
 	}
-	w.state = writerAborted
-	w.dropTempLocked()
 	return nil
 }
 
