@@ -129,6 +129,30 @@ func TestStaleSnapshotAfterExpiry(t *testing.T) {
 	}
 }
 
+// TestStaleDropAfterExpiry: as above for a snapshot that adds no files but
+// deletes some (partition expiry's OVERWRITE): snapshot 3 still has a file
+// b's snapshot-2 deleted, which proves it stale; b deletes it and drops the
+// partition again on top of 3, instead of leaving a snapshot-2 below the
+// retained ones whose base manifests expiry deletes.
+func TestStaleDropAfterExpiry(t *testing.T) {
+	local, a := writerA(t)
+	ctx := context.Background()
+	b := commit.New(overtake(t, local, local, a, "a2", "a3"), tablePath, commit.Options{CommitUser: "b"})
+	s, err := b.Overwrite(ctx, 1, [][]byte{part(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != 4 || s.CommitKind != snapshot.CommitOverwrite {
+		t.Errorf("b landed as snapshot %d (%s), want 4 (OVERWRITE)", s.ID, s.CommitKind)
+	}
+	if got := listIDs(t, local); !slices.Equal(got, []int64{3, 4}) {
+		t.Errorf("snapshots %v, want [3 4] (the stale snapshot-2 deleted)", got)
+	}
+	if got := names(live(t, local)); len(got) != 0 {
+		t.Errorf("live files %v, want none (the partition dropped)", got)
+	}
+}
+
 // TestStaleSnapshotWhileExpiring: as above, but expiry also deleted
 // snapshot 3, so the snapshot above b's stale snapshot-2 is 4 and b cannot
 // prove what happened (its snapshot could also have been continued and be
