@@ -397,11 +397,11 @@ func (f *FS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 // memWriter buffers the file; in the LocalDisk model its temporary file
 // exists (and grows) meanwhile.
 type memWriter struct {
-	ctx   context.Context
-	f     *FS
-	path  string
-	tmp   string // LocalDisk
-	buf   bytes.Buffer
+	ctx  context.Context
+	f    *FS
+	path string
+	tmp  string // LocalDisk
+	buf  bytes.Buffer
 	// done: Close or Abort was called; published: Close succeeded.
 	done, published bool
 }
