@@ -20,7 +20,8 @@ import (
 
 // The crash tests run each maintenance operation on a memfs copy of one
 // table and crash it at every mutating step, in both durability models
-// (memfs package doc). After each crash:
+// (memfs package doc), on a local disk keeping each prefix of the directory
+// changes not synced yet. After each crash:
 //   - every snapshot still listed plans and reads (all its files exist) and
 //     the listing, LATEST and EARLIEST agree;
 //   - the operation, run again to completion, and RemoveOrphanFiles leave
@@ -165,30 +166,41 @@ func runCrashPoints(t *testing.T, base *memfs.FS, op crashOp) {
 	if steps == 0 {
 		t.Fatal("the operation took no step")
 	}
+	states := 0
 	for n := 1; ; n++ {
-		fs := base.Clone()
-		fs.CrashAt(n)
-		_, err := op.run(ctx, fs)
-		if !fs.Crashed() {
-			if err != nil {
-				t.Fatalf("no crash at step %d, but %v", n, err)
+		// On a local disk the crash may also keep the oldest k of the
+		// directory changes not synced yet (memfs.FS.KeepUnsynced).
+		for k := 0; ; k++ {
+			fs := base.Clone()
+			fs.CrashAt(n)
+			fs.KeepUnsynced(k)
+			_, err := op.run(ctx, fs)
+			if !fs.Crashed() {
+				if err != nil {
+					t.Fatalf("no crash at step %d, but %v", n, err)
+				}
+				if n <= steps {
+					t.Fatalf("finished after %d steps, the uninterrupted run took %d", n-1, steps)
+				}
+				t.Logf("%d crash points, %d crash states", n-1, states)
+				return
 			}
-			if n <= steps {
-				t.Fatalf("finished after %d steps, the uninterrupted run took %d", n-1, steps)
+			states++
+			unsynced, kept := fs.LastCrash()
+			at := fmt.Sprintf("crash at step %d of %d (%s) keeping %d of %d unsynced changes", n, steps, fs.Trace()[n-1], kept, unsynced)
+			fs.Restart()
+			checkListed(t, fs, at)
+			finish(t, fs, op)
+			ids, rows := tableState(t, fs, at+", then the operation and remove-orphan-files")
+			if !slices.Equal(ids, wantIDs) || !slices.Equal(rows, wantRows) {
+				t.Errorf("%s: snapshots %v with rows %v; the uninterrupted run leaves %v with %v", at, ids, rows, wantIDs, wantRows)
 			}
-			t.Logf("%d crash points", n-1)
-			return
-		}
-		at := fmt.Sprintf("crash at step %d of %d (%s)", n, steps, fs.Trace()[n-1])
-		fs.Restart()
-		checkListed(t, fs, at)
-		finish(t, fs, op)
-		ids, rows := tableState(t, fs, at+", then the operation and remove-orphan-files")
-		if !slices.Equal(ids, wantIDs) || !slices.Equal(rows, wantRows) {
-			t.Errorf("%s: snapshots %v with rows %v; the uninterrupted run leaves %v with %v", at, ids, rows, wantIDs, wantRows)
-		}
-		if t.Failed() {
-			return
+			if t.Failed() {
+				return
+			}
+			if k >= unsynced {
+				break
+			}
 		}
 	}
 }

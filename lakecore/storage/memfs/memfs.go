@@ -23,8 +23,10 @@
 //     happen vanish (or their previous content returns), deletions not yet
 //     synced are undone, and temporary files not synced are gone. Of the
 //     states a real disk may be in after a power loss this is the one that
-//     keeps the fewest unsynced changes; directories are implicit (they exist
-//     while a file is below them) and always durable.
+//     keeps the fewest unsynced changes; [FS.KeepUnsynced] makes a crash
+//     keep the oldest n of them instead, as a filesystem that journals its
+//     metadata in order may. Directories are implicit (they exist while a
+//     file is below them) and always durable.
 //
 // # Crash points
 //
@@ -101,10 +103,23 @@ type FS struct {
 	// files are the visible files; durable what a crash leaves (the same
 	// map contents in the ObjectStore model).
 	files, durable map[string]*node
-	steps          int
-	trace          []string
-	crashAt        int
-	crashed        bool
+	// pending are the LocalDisk directory changes not synced yet, in the
+	// order they happened.
+	pending      [][]change
+	steps        int
+	trace        []string
+	crashAt      int
+	crashed      bool
+	keep         int
+	lastUnsynced int
+	lastKept     int
+}
+
+// change is one directory entry change: path now names n, or nothing when
+// n is nil. A rename is two changes that happen together.
+type change struct {
+	path string
+	n    *node
 }
 
 // Option configures an FS.
@@ -167,7 +182,27 @@ func (f *FS) Crashed() bool {
 func (f *FS) Restart() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.crashed, f.crashAt, f.steps, f.trace = false, 0, 0, nil
+	f.crashed, f.crashAt, f.steps, f.trace, f.keep = false, 0, 0, nil, 0
+}
+
+// KeepUnsynced sets how many of the unsynced directory changes (LocalDisk:
+// creations, renames and deletions in directories not synced since), oldest
+// first, the next crash keeps, as a filesystem that journals its metadata in
+// order may have written some of them before the power went: 0 (the
+// default, and after Restart) keeps none, -1 all. A test enumerates the
+// prefixes with LastCrash.
+func (f *FS) KeepUnsynced(k int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keep = k
+}
+
+// LastCrash returns, after a crash, how many unsynced directory changes
+// there were and how many of them the crash kept.
+func (f *FS) LastCrash() (unsynced, kept int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastUnsynced, f.lastKept
 }
 
 // Steps is the number of mutating steps taken since the last Restart (or
@@ -208,15 +243,40 @@ func (f *FS) Clone() *FS {
 	for p, n := range f.durable {
 		c.durable[p] = cp(n)
 	}
+	for _, op := range f.pending {
+		cs := make([]change, len(op))
+		for i, ch := range op {
+			cs[i] = change{path: ch.path}
+			if ch.n != nil {
+				cs[i].n = cp(ch.n)
+			}
+		}
+		c.pending = append(c.pending, cs)
+	}
 	return c
 }
 
-// crashLocked drops what is not durable.
+// crashLocked drops what is not durable, except the first f.keep unsynced
+// directory changes.
 func (f *FS) crashLocked() {
 	if f.crashed {
 		return
 	}
 	f.crashed = true
+	keep := f.keep
+	if keep < 0 || keep > len(f.pending) {
+		keep = len(f.pending)
+	}
+	for _, op := range f.pending[:keep] {
+		for _, ch := range op {
+			if ch.n == nil {
+				delete(f.durable, ch.path)
+			} else {
+				f.durable[ch.path] = ch.n
+			}
+		}
+	}
+	f.lastUnsynced, f.lastKept, f.pending = len(f.pending), keep, nil
 	f.files = map[string]*node{}
 	for p, n := range f.durable {
 		n.data = n.synced
@@ -254,9 +314,41 @@ func (f *FS) alive(ctx context.Context, op, p string) error {
 	return nil
 }
 
+// applyLocked makes the changes visible: durable at once in the
+// ObjectStore model, pending until their directory is synced in the
+// LocalDisk model.
+func (f *FS) applyLocked(cs ...change) {
+	for _, ch := range cs {
+		if ch.n == nil {
+			delete(f.files, ch.path)
+		} else {
+			f.files[ch.path] = ch.n
+		}
+		if f.model == ObjectStore {
+			if ch.n == nil {
+				delete(f.durable, ch.path)
+			} else {
+				f.durable[ch.path] = ch.n
+			}
+		}
+	}
+	if f.model == LocalDisk {
+		f.pending = append(f.pending, cs)
+	}
+}
+
 // syncDirLocked makes the current entries of dir durable, removals
-// included (LocalDisk's directory fsync).
+// included (LocalDisk's directory fsync), and drops them from the
+// unsynced changes.
 func (f *FS) syncDirLocked(dir string) {
+	kept := f.pending[:0]
+	for _, op := range f.pending {
+		op = slices.DeleteFunc(op, func(ch change) bool { return path.Dir(ch.path) == dir })
+		if len(op) > 0 {
+			kept = append(kept, op)
+		}
+	}
+	f.pending = kept
 	for p := range f.durable {
 		if path.Dir(p) == dir && f.files[p] == nil {
 			delete(f.durable, p)
@@ -291,7 +383,7 @@ func (f *FS) publishLocked(op, p, tmp string, data []byte, exclusive bool) error
 			if err := f.step("remove temporary " + tmp); err != nil {
 				return fmt.Errorf("%s %s: %w", op, f.uri(p), err)
 			}
-			delete(f.files, tmp)
+			f.applyLocked(change{path: tmp})
 		}
 		return fmt.Errorf("%s %s: %w", op, f.uri(p), storage.ErrExist)
 	}
@@ -306,12 +398,11 @@ func (f *FS) publishLocked(op, p, tmp string, data []byte, exclusive bool) error
 		return fmt.Errorf("%s %s: %w", op, f.uri(p), err)
 	}
 	n := &node{data: data, synced: data, mod: f.now()}
-	f.files[p] = n
 	if f.model == ObjectStore {
-		f.durable[p] = n
+		f.applyLocked(change{path: p, n: n})
 		return nil
 	}
-	delete(f.files, tmp)
+	f.applyLocked(change{path: p, n: n}, change{path: tmp})
 	if err := f.step("sync directory " + path.Dir(p)); err != nil {
 		if exclusive {
 			return fmt.Errorf("%s %s: created, but %w: sync directory: %w", op, f.uri(p), storage.ErrAmbiguous, err)
@@ -329,7 +420,7 @@ func (f *FS) createTempLocked(op, p string) (string, error) {
 	if err := f.step("create temporary " + tmp); err != nil {
 		return "", fmt.Errorf("%s %s: %w", op, f.uri(p), err)
 	}
-	f.files[tmp] = &node{mod: f.now()}
+	f.applyLocked(change{path: tmp, n: &node{mod: f.now()}})
 	return tmp, nil
 }
 
@@ -459,7 +550,7 @@ func (w *memWriter) Abort() error {
 // publish (not a crash point: the removal of a file nobody references).
 func (w *memWriter) dropTempLocked() {
 	if w.tmp != "" && !w.f.crashed {
-		delete(w.f.files, w.tmp)
+		w.f.applyLocked(change{path: w.tmp})
 	}
 }
 
@@ -585,10 +676,7 @@ func (f *FS) Delete(ctx context.Context, p string) error {
 	if err := f.step("delete " + p); err != nil {
 		return fmt.Errorf("delete %s: %w", f.uri(p), err)
 	}
-	delete(f.files, p)
-	if f.model == ObjectStore {
-		delete(f.durable, p)
-	}
+	f.applyLocked(change{path: p})
 	return nil
 }
 

@@ -245,3 +245,28 @@ func TestDeleteNonEmptyDirectory(t *testing.T) {
 		t.Fatalf("stat of the directory: %+v, %v", st, err)
 	}
 }
+
+// TestKeepUnsynced: a crash may keep the oldest unsynced directory
+// changes, in order.
+func TestKeepUnsynced(t *testing.T) {
+	base := memfs.New(memfs.LocalDisk)
+	write(t, base, "d/a", "a")
+	write(t, base, "e/b", "b")
+	for _, p := range []string{"d/a", "e/b"} {
+		if err := base.Delete(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for keep, want := range [][]string{{"d/a", "e/b"}, {"e/b"}, nil} {
+		f := base.Clone()
+		f.KeepUnsynced(keep)
+		f.Crash()
+		if unsynced, kept := f.LastCrash(); unsynced != 2 || kept != keep {
+			t.Errorf("keep %d: LastCrash = %d, %d", keep, unsynced, kept)
+		}
+		f.Restart()
+		if got := paths(t, f); !slices.Equal(got, want) {
+			t.Errorf("keep %d: files %v, want %v", keep, got, want)
+		}
+	}
+}
