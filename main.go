@@ -1,6 +1,6 @@
 // Command benthos-paimon is a Benthos binary with the Apache Paimon input
 // and output plugins, a `demo` subcommand that writes a sample table, and
-// the `paimon` commands that inspect and maintain tables (cmd_paimon.go).
+// the `paimon` commands that inspect and maintain tables (plugin/command).
 package main
 
 import (
@@ -10,6 +10,7 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/plugin/command"              // the paimon commands
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"              // registers the paimon input
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/metrics/prometheus" // registers the prometheus metrics exporter
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"             // registers the paimon output
@@ -20,6 +21,6 @@ func main() {
 		service.CLIOptSetBinaryName("benthos-paimon"),
 		service.CLIOptSetProductName("benthos-paimon"),
 		service.CLIOptAddCommand(demoCommand()),
-		service.CLIOptAddCommand(paimonCommand()),
+		command.CLIOpt(),
 	)
 }

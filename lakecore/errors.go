@@ -20,10 +20,9 @@ var (
 	// already exists, including when another writer created it first.
 	ErrTableExists = schema.ErrTableExists
 
-	// ErrPrimaryKeyTable is returned (wrapped) by OpenTable for a table with
-	// primary keys: lakecore reads and writes append tables only, and a
-	// primary-key table read file by file would return superseded and
-	// deleted rows.
+	// ErrPrimaryKeyTable is returned (wrapped) by the writers and the
+	// maintenance operations of a table with primary keys: lakecore reads
+	// primary-key tables but writes and maintains append tables only.
 	ErrPrimaryKeyTable = schema.ErrPrimaryKeyTable
 
 	// ErrUnsupported is returned (wrapped) by OpenTable and CreateTable for

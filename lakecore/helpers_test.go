@@ -85,12 +85,13 @@ func mustLatest(t testing.TB, tb *lakecore.Table) *snapshot.Snapshot {
 
 // drain reads an iterator to the end, checking that positions are
 // consecutive within each file.
-func drain(t testing.TB, it *read.RowIterator) [][]any {
+func drain(t testing.TB, it read.SplitReader) [][]any {
 	t.Helper()
 	var out [][]any
-	next := map[string]int64{}
+	ends := map[string]int64{}
 	for {
-		rows, pos, err := it.Next(context.Background())
+		next, err := it.Next(context.Background())
+		rows, pos := next.Rows, next.Pos
 		if errors.Is(err, io.EOF) {
 			return out
 		}
@@ -100,10 +101,10 @@ func drain(t testing.TB, it *read.RowIterator) [][]any {
 		if len(rows) == 0 {
 			t.Fatal("empty batch")
 		}
-		if pos.Row < next[pos.File] {
-			t.Fatalf("batch at %s:%d overlaps the previous one ending at %d", pos.File, pos.Row, next[pos.File])
+		if pos.Row < ends[pos.File] {
+			t.Fatalf("batch at %s:%d overlaps the previous one ending at %d", pos.File, pos.Row, ends[pos.File])
 		}
-		next[pos.File] = pos.Row + int64(len(rows))
+		ends[pos.File] = pos.Row + int64(len(rows))
 		out = append(out, rows...)
 	}
 }

@@ -21,6 +21,7 @@ package lakecore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -70,6 +71,9 @@ type TableSpec struct {
 	Fields []types.DataField
 	// PartitionKeys name top-level fields, in partition order.
 	PartitionKeys []string
+	// PrimaryKeys make a primary-key table: rows are merged by these
+	// columns (which CreateTable makes NOT NULL, as Java does).
+	PrimaryKeys []string
 	// Options are Paimon table options ("bucket", "file.format", ...);
 	// CreateTable adds "bucket" = -1 and "file.format" = parquet when
 	// absent.
@@ -94,6 +98,14 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 		comment = &spec.Comment
 	}
 	s := schema.NewTableSchema(spec.Fields, spec.PartitionKeys, spec.Options, comment)
+	if len(spec.PrimaryKeys) > 0 {
+		s.PrimaryKeys = slices.Clone(spec.PrimaryKeys)
+		for i, f := range s.Fields {
+			if slices.Contains(s.PrimaryKeys, f.Name) {
+				s.Fields[i].Type = f.Type.NotNull()
+			}
+		}
+	}
 	if err := s.CheckWritable(); err != nil {
 		return nil, fmt.Errorf("create table %s.%s: %w", db, name, err)
 	}
@@ -105,9 +117,10 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 }
 
 // OpenTable opens the table db.name with its latest schema. A table without
-// a schema file gives ErrTableNotFound; a table with primary keys
-// ErrPrimaryKeyTable; a table whose metadata lakecore cannot read (ORC
-// manifests) ErrUnsupported.
+// a schema file gives ErrTableNotFound; a table whose metadata lakecore
+// cannot read (ORC manifests) ErrUnsupported. Primary-key tables open for
+// reading (merged as Java merges them); writing and maintaining them
+// wraps ErrPrimaryKeyTable.
 func (c *Catalog) OpenTable(ctx context.Context, db, name string) (*Table, error) {
 	p, err := TablePath(db, name)
 	if err != nil {
@@ -125,10 +138,6 @@ func (c *Catalog) OpenTable(ctx context.Context, db, name string) (*Table, error
 
 // checkOpenable refuses what this package cannot serve correctly.
 func checkOpenable(s *schema.TableSchema) error {
-	if len(s.PrimaryKeys) > 0 {
-		return fmt.Errorf("%w: the table has primary keys %v; lakecore reads and writes append tables (without primary keys) only",
-			ErrPrimaryKeyTable, s.PrimaryKeys)
-	}
 	if f := s.Opts().ManifestFormat(); f == "orc" {
 		return fmt.Errorf("%w: ORC manifests are not supported (manifest.format = %q); lakecore reads Avro manifests only", ErrUnsupported, f)
 	}

@@ -60,7 +60,8 @@ func streamRows(t *testing.T, tb *lakecore.Table, p *scan.StreamPlan) [][]any {
 			t.Fatal(err)
 		}
 		for {
-			rows, _, err := it.Next(context.Background())
+			next, err := it.Next(context.Background())
+			rows := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}

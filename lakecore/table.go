@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -180,7 +181,8 @@ func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]
 			return err
 		}
 		for {
-			rows, _, err := it.Next(ctx)
+			next, err := it.Next(ctx)
+			rows := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}
@@ -189,6 +191,49 @@ func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]
 				return fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
 			}
 			if err := fn(rows); err != nil {
+				_ = it.Close()
+				return err
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadChanges reads the rows of a streaming plan as the current schema
+// with the row kind of each, split after split, and calls fn with each
+// batch; the rows are fn's to keep. The rows of append tables and of a
+// primary-key table's first full plan are merged values, kinds +I (or +U
+// where Java's merge yields an update); follow-up plans of primary-key
+// tables give each delta or changelog record with its own kind, without
+// merging, as Java's streaming source emits them. An error of fn stops the
+// read and is returned as it is.
+func (t *Table) ReadChanges(ctx context.Context, plan *scan.StreamPlan, fn func(kinds []kv.RowKind, rows [][]any) error) error {
+	r, err := t.NewRead(nil)
+	if err != nil {
+		return err
+	}
+	for _, split := range plan.Splits {
+		it, err := r.Open(ctx, split)
+		if err != nil {
+			return err
+		}
+		for {
+			b, err := it.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				_ = it.Close()
+				return fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
+			}
+			kinds := b.Kinds
+			if kinds == nil {
+				kinds = make([]kv.RowKind, len(b.Rows)) // all kv.Insert
+			}
+			if err := fn(kinds, b.Rows); err != nil {
 				_ = it.Close()
 				return err
 			}

@@ -2,6 +2,7 @@ package lakecore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 )
@@ -12,6 +13,9 @@ import (
 // snapshot.time-retained and snapshot.expire.limit. Consumers' positions
 // and tags are respected. The Report's Summary is a one-line result.
 func (t *Table) ExpireSnapshots(ctx context.Context, o maintain.ExpireSnapshotsOptions) (*maintain.Report, error) {
+	if err := t.appendOnly("expire snapshots of"); err != nil {
+		return nil, err
+	}
 	return maintain.ExpireSnapshots(ctx, t.fio, t.path, o)
 }
 
@@ -20,6 +24,9 @@ func (t *Table) ExpireSnapshots(ctx context.Context, o maintain.ExpireSnapshotsO
 // (maintain.ExpirePartitions). Partitions whose values are NULL or do not
 // parse are left alone and listed in Report.Skipped.
 func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartitionsOptions) (*maintain.Report, error) {
+	if err := t.appendOnly("expire partitions of"); err != nil {
+		return nil, err
+	}
 	return maintain.ExpirePartitions(ctx, t.fio, t.path, o)
 }
 
@@ -28,6 +35,9 @@ func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartition
 // a conflict with another compaction or overwrite is retried from a fresh
 // plan.
 func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
+	if err := t.appendOnly("compact"); err != nil {
+		return nil, err
+	}
 	return maintain.Compact(ctx, t.fio, t.path, o)
 }
 
@@ -35,5 +45,22 @@ func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*mainta
 // that are older than o.OlderThan (default one day), or lists them with
 // o.DryRun (maintain.RemoveOrphanFiles).
 func (t *Table) RemoveOrphanFiles(ctx context.Context, o maintain.RemoveOrphanFilesOptions) (*maintain.Report, error) {
+	if err := t.appendOnly("remove orphan files of"); err != nil {
+		return nil, err
+	}
 	return maintain.RemoveOrphanFiles(ctx, t.fio, t.path, o)
+}
+
+// HasPrimaryKey reports whether the table has primary keys: its rows are
+// merged by key when read.
+func (t *Table) HasPrimaryKey() bool { return len(t.Schema().PrimaryKeys) > 0 }
+
+// appendOnly refuses op on a primary-key table, which lakecore reads but
+// does not yet write or maintain.
+func (t *Table) appendOnly(op string) error {
+	if s := t.Schema(); len(s.PrimaryKeys) > 0 {
+		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; lakecore reads primary-key tables but writes and maintains append tables only; maintain this one with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)",
+			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys)
+	}
+	return nil
 }

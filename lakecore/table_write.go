@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
@@ -22,8 +24,25 @@ import (
 // writable (schema.TableSchema.CheckWritable); the error wraps
 // ErrUnsupported otherwise.
 func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
+	if err := t.appendOnly("write to"); err != nil {
+		return nil, err
+	}
 	s := t.Schema()
 	return write.NewTableWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
+}
+
+// NewKeyValueWriter returns a writer of changes (row kind and row of the
+// current schema) to a primary-key table (write.KeyValueWriter): level-0
+// files per (partition, bucket) whose sequence numbers continue after the
+// bucket's largest in the latest snapshot. Tables whose options need a
+// write mode lakecore lacks wrap write.ErrUnsupportedTable; a table without
+// primary keys wraps ErrUnsupported (use NewWriter).
+func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, error) {
+	s := t.Schema()
+	if len(s.PrimaryKeys) == 0 {
+		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
+	}
+	return write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.fileRestorer())
 }
 
 // NewCommitter returns a committer for user with the table's options
@@ -107,9 +126,53 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 	}
 }
 
+// fileRestorer answers from the live files of the asked partition in the
+// latest snapshot, read once per partition and snapshot id.
+func (t *Table) fileRestorer() write.FileRestorer {
+	var (
+		mu     sync.Mutex
+		loaded int64                                        = -1
+		files  map[string]map[int32][]manifest.DataFileMeta // by partition bytes, bucket
+	)
+	return func(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		id, ok, err := t.snapshots.LatestID(ctx)
+		if err != nil || !ok {
+			return nil, err
+		}
+		if id != loaded {
+			files, loaded = map[string]map[int32][]manifest.DataFileMeta{}, id
+		}
+		buckets, ok := files[string(partition)]
+		if !ok {
+			snap, err := t.snapshots.Get(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			filter, err := t.partitionFilter(snap.SchemaID, partition)
+			if err != nil {
+				return nil, err
+			}
+			live, err := t.planner.LiveEntries(ctx, snap, filter)
+			if err != nil {
+				return nil, err
+			}
+			buckets = map[int32][]manifest.DataFileMeta{}
+			for _, e := range live {
+				if bytes.Equal(e.Partition, partition) {
+					buckets[e.Bucket] = append(buckets[e.Bucket], e.File)
+				}
+			}
+			files[string(partition)] = buckets
+		}
+		return slices.Clone(buckets[bucket]), nil
+	}
+}
+
 // partitionFilter selects exactly the partition of a serialized partition
 // row (nil for an unpartitioned table).
-func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.PartitionFilter, error) {
+func (t *Table) partitionFilter(schemaID int64, row []byte) (*partition.Predicate, error) {
 	s := t.Schema()
 	keys := s.PartitionFields()
 	if len(keys) == 0 {
@@ -119,7 +182,7 @@ func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.Partiti
 	for i, k := range keys {
 		ts[i] = k.Type
 	}
-	vals, err := binrow.Deserialize(ts, partition)
+	vals, err := binrow.Deserialize(ts, row)
 	if err != nil {
 		return nil, fmt.Errorf("restore sequence numbers of schema %d: partition: %w", schemaID, err)
 	}
@@ -127,5 +190,5 @@ func (t *Table) partitionFilter(schemaID int64, partition []byte) (*scan.Partiti
 	for i, k := range keys {
 		allowed[k.Name] = []any{vals[i]}
 	}
-	return &scan.PartitionFilter{Keys: keys, Allowed: allowed}, nil
+	return partition.In(keys, allowed)
 }

@@ -1,5 +1,5 @@
 // Package binarytest builds the benthos-paimon binary for the tests that
-// run it as a user would: the CLI tests of package main, tests/e2e and
+// run it as a user would: the CLI tests of plugin/command, tests/e2e and
 // tests/reliability. It is imported by tests only.
 package binarytest
 

@@ -2,8 +2,10 @@
 // tables the tests compare lakecore with (shared/fixtures/paimon beside the
 // repository clone; its README lists the expected rows), copies them for
 // tests that write, lists a table's files and renders rows for exact
-// comparison. It is imported by tests only: the lakecore packages' own, the
-// plugins', tests/ and the CLI's.
+// comparison. It also holds, in testdata/cpp, the Java-written primary-key
+// tables of paimon-cpp's test data with their golden rows (CppPK,
+// CppPKExpected; testdata/cpp/PROVENANCE.md). It is imported by tests only:
+// the lakecore packages' own, the plugins', tests/ and the CLI's.
 package fixturetest
 
 import (
@@ -16,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -50,8 +53,8 @@ func RepoDir(t testing.TB) string {
 }
 
 // Root returns shared/fixtures/paimon beside the repository root, or an
-// error when it is absent. For tests that go on without fixtures (fuzz
-// seeds); others use Dir.
+// error when it is absent. Tests use Dir, or Available when they go on
+// without the fixtures.
 func Root() (string, error) {
 	repo, err := RepoRoot()
 	if err != nil {
@@ -64,39 +67,59 @@ func Root() (string, error) {
 	return root, nil
 }
 
-// Dir returns shared/fixtures/paimon beside the repository root, or skips
-// the test when the fixtures are absent.
+// Dir returns shared/fixtures/paimon beside the repository root. When the
+// fixtures are absent it skips the test, or fails it under
+// REQUIRE_FIXTURES=1 (as CI runs).
 func Dir(t testing.TB) string {
 	t.Helper()
 	root, err := Root()
 	if err != nil {
-		t.Skip(err)
+		testenv.Missing(t, testenv.RequireFixtures, err.Error())
 	}
 	return root
 }
 
+// Available reports whether the fixtures are there, for tests that use
+// them when they can and go on without (fuzz seeds). Under
+// REQUIRE_FIXTURES=1 their absence fails t instead.
+func Available(t testing.TB) bool {
+	t.Helper()
+	_, err := Root()
+	if err != nil && testenv.Required(testenv.RequireFixtures) {
+		t.Fatalf("%v (required by %s=1)", err, testenv.RequireFixtures)
+	}
+	return err == nil
+}
+
 // Warehouse returns the warehouse directory of one fixture,
-// shared/fixtures/paimon/<fixture>/warehouse, or skips the test when it is
-// absent. Tests must not write into it.
+// shared/fixtures/paimon/<fixture>/warehouse. When it is absent it skips
+// the test, or fails it under REQUIRE_FIXTURES=1. Tests must not write
+// into it.
 func Warehouse(t testing.TB, fixture string) string {
 	t.Helper()
 	dir := filepath.Join(Dir(t), fixture, "warehouse")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("Paimon fixture %s not found at %s", fixture, dir)
+		testenv.Missingf(t, testenv.RequireFixtures, "Paimon fixture %s not found at %s", fixture, dir)
 	}
 	return dir
 }
 
 // CopyWarehouse copies the warehouse of one fixture (see Warehouse) into a
 // new directory under t.TempDir() and returns the copy, writable, for tests
-// that commit, expire or write consumer files. It skips the test when the
-// fixture is absent.
+// that commit, expire or write consumer files. A missing fixture ends the
+// test as in Warehouse.
 func CopyWarehouse(t testing.TB, fixture string) string {
 	t.Helper()
-	src := Warehouse(t, fixture)
+	return copyToTemp(t, Warehouse(t, fixture))
+}
+
+// copyToTemp copies the tree src into a new directory under t.TempDir()
+// and returns that directory.
+func copyToTemp(t testing.TB, src string) string {
+	t.Helper()
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatalf("copy fixture %s: %v", fixture, err)
+		t.Fatalf("copy %s: %v", src, err)
 	}
 	return dst
 }
@@ -125,8 +148,8 @@ func ListFiles(t testing.TB, dir string) []string {
 
 // Files returns, sorted, the files matching glob below the table directory
 // of every fixture (<fixture>/warehouse/<db>.db/<table>/<glob>, e.g.
-// "schema/schema-*"). It skips the test without fixtures and fails it when
-// nothing matches.
+// "schema/schema-*"). Without fixtures it ends the test as Dir does; it
+// fails it when nothing matches.
 func Files(t testing.TB, glob string) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(Dir(t), "*", "warehouse", "*", "*", glob))

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -96,6 +98,46 @@ func TestRender(t *testing.T) {
 	for _, tc := range cases {
 		if got := fixturetest.Render(tc.v); got != tc.want {
 			t.Errorf("Render(%#v) = %s, want %s", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestMissingFixtures runs Dir, Warehouse and Available in a repository
+// without shared/fixtures beside it: they skip, or fail under
+// REQUIRE_FIXTURES=1.
+func TestMissingFixtures(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	for _, require := range []string{"", "1"} {
+		t.Setenv(testenv.RequireFixtures, require)
+		for name, call := range map[string]func(testing.TB){
+			"Dir":       func(r testing.TB) { fixturetest.Dir(r) },
+			"Warehouse": func(r testing.TB) { fixturetest.Warehouse(r, "append_basic") },
+			"Available": func(r testing.TB) {
+				if fixturetest.Available(r) {
+					t.Errorf("Available without fixtures")
+				}
+			},
+		} {
+			r := &testenv.Recorder{TB: t}
+			call(r)
+			switch {
+			case require == "1" && (r.FatalMessage == "" || r.SkipMessage != ""):
+				t.Errorf("%s with REQUIRE_FIXTURES=1: failed %q, skipped %q", name, r.FatalMessage, r.SkipMessage)
+			case require == "" && name == "Available" && (r.FatalMessage != "" || r.SkipMessage != ""):
+				t.Errorf("%s: failed %q, skipped %q; want neither", name, r.FatalMessage, r.SkipMessage)
+			case require == "" && name != "Available" && (r.SkipMessage == "" || r.FatalMessage != ""):
+				t.Errorf("%s: skipped %q, failed %q; want a skip", name, r.SkipMessage, r.FatalMessage)
+			}
+			if msg := r.FatalMessage + r.SkipMessage; msg != "" && !strings.Contains(msg, "fixtures not found") {
+				t.Errorf("%s: message %q does not say what is missing", name, msg)
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func (c *Committer) overwriteChanges(keep func([]byte) bool, adds []manifest.Ent
 // dropIndexEntries writes a new index manifest without the entries of the
 // partitions keep accepts, or returns the old name when none is dropped.
 func (c *Committer) dropIndexEntries(ctx context.Context, name string, keep func([]byte) bool) (string, bool, error) {
-	entries, err := c.decoder.ReadIndexEntries(ctx, c.fio, c.tablePath, name)
+	entries, err := c.manifests.ReadIndexEntries(ctx, name)
 	if err != nil {
 		return "", false, err
 	}
@@ -232,7 +232,7 @@ func (c *Committer) deleteManifests(ctx context.Context, names []string) {
 	for _, n := range names {
 		if n != "" {
 			_ = c.fio.Delete(ctx, c.manifestPath(n))
-			c.cache.remove(n)
+			c.manifests.Forget(n)
 		}
 	}
 }
@@ -313,12 +313,8 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 	var index, stats *string
 	var watermark, nextRowID *int64
 	if latest != nil {
-		for _, l := range []string{latest.BaseManifestList, latest.DeltaManifestList} {
-			metas, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, l)
-			if err != nil {
-				return fail(err)
-			}
-			before = append(before, metas...)
+		if before, err = c.manifests.ReadLists(ctx, manifest.DataLists(latest)...); err != nil {
+			return fail(err)
 		}
 		if latest.TotalRecordCount != nil {
 			prevTotal = *latest.TotalRecordCount

@@ -80,11 +80,11 @@ func filesOfKind(entries []manifest.Entry, kind manifest.FileKind) map[string]bo
 // earlier attempt (found by FindCommit).
 func (c *Committer) readOwnFiles(ctx context.Context, s *snapshot.Snapshot) (ownFiles, error) {
 	var o ownFiles
-	base, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, s.BaseManifestList)
+	base, err := c.manifests.ReadList(ctx, manifest.BaseList(s))
 	if err != nil {
 		return o, err
 	}
-	delta, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, s.DeltaManifestList)
+	delta, err := c.manifests.ReadList(ctx, manifest.DeltaList(s))
 	if err != nil {
 		return o, err
 	}
@@ -219,7 +219,7 @@ func (c *Committer) lowestAbove(ctx context.Context, id int64) (int64, error) {
 
 // continuesFrom reports whether m's base manifests carry what own added.
 func (c *Committer) continuesFrom(ctx context.Context, m *snapshot.Snapshot, own ownFiles) (bool, error) {
-	metas, err := c.decoder.ReadFileMetas(ctx, c.fio, c.tablePath, m.BaseManifestList)
+	metas, err := c.manifests.ReadList(ctx, manifest.BaseList(m))
 	if err != nil {
 		return false, fmt.Errorf("read the base manifest list of snapshot %d: %w", m.ID, err)
 	}

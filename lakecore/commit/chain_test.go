@@ -14,6 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 )
 
 // hookFIO runs a function once, before or after the first call to
@@ -309,7 +310,7 @@ func TestConfirmationReadFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			local, fio, cm := faultyAfterOneCommit(t, commit.Options{CommitUser: "u"})
 			ctx := context.Background()
-			fio.Add(storage.Fault{Ops: storage.OpStat, Path: snapshotPath(3), Times: c.times})
+			fio.Add(faultfs.Fault{Ops: faultfs.OpStat, Path: snapshotPath(3), Times: c.times})
 			s, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 1))})
 			if c.times < 4 {
 				if err != nil || s.ID != 2 {
@@ -339,12 +340,12 @@ func TestConfirmationReadFailures(t *testing.T) {
 func TestStaleSnapshotHintUnreadable(t *testing.T) {
 	local, a := writerA(t)
 	ctx := context.Background()
-	faulty := storage.NewFaulty(local, 1)
+	faulty := faultfs.New(local, 1)
 	hook := overtake(t, faulty, local, a, "a2", "a3", "a4")
 	overtaken := hook.before
 	hook.before = func() {
 		overtaken()
-		faulty.Add(storage.Fault{Ops: storage.OpReadFile, Path: tablePath + "/snapshot/LATEST", Times: 1 << 20})
+		faulty.Add(faultfs.Fault{Ops: faultfs.OpReadFile, Path: tablePath + "/snapshot/LATEST", Times: 1 << 20})
 	}
 	b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})
 	s, err := b.Commit(ctx, 1, []commit.Message{msg(1, file("b1", 1))})

@@ -17,12 +17,14 @@ package commit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -78,6 +80,11 @@ type Options struct {
 	// streaming writers keep empty commits so that a restarted job can tell
 	// what was committed, batch writers ignore them).
 	IgnoreEmptyCommit bool
+	// PrimaryKey marks a primary-key table: every commit then checks that
+	// no other writer committed to the buckets it writes since it restored
+	// them (ErrSequenceConflict) and that the files of each level above 0
+	// of a bucket do not overlap (ConflictDetection.checkKeyRange).
+	PrimaryKey bool
 	// Now is the clock of snapshot timeMillis.
 	Now func() time.Time
 	// OnRetry, when set, is called on the committing goroutine before
@@ -108,7 +115,7 @@ const (
 // to reject such tables.
 func OptionsFromSchema(s *schema.TableSchema, user string) Options {
 	o := s.Opts()
-	out := Options{CommitUser: user}
+	out := Options{CommitUser: user, PrimaryKey: len(s.PrimaryKeys) > 0}
 	if n, err := o.CommitMaxRetries(); err == nil {
 		out.MaxRetries = n
 		if n == 0 {
@@ -171,15 +178,16 @@ type Committer struct {
 	o         Options
 	snapshots *snapshot.Manager
 	schemas   *schema.Manager
-	cache     *manifestCache
-	// decoder and encoder keep parsed manifest schemas and zstd state
-	// from commit to commit.
-	decoder *manifest.Decoder
-	encoder *manifest.Encoder
+	// manifests reads (and caches) manifests; it and encoder keep parsed
+	// manifest schemas and zstd state from commit to commit.
+	manifests *manifest.Reader
+	encoder   *manifest.Encoder
 
 	// partTypes are the partition key types; Paimon never changes them, so
 	// they are read once.
 	partTypes []types.DataType
+	// keyTypes are the trimmed primary-key types of a primary-key table.
+	keyTypes  []types.DataType
 	partKnown bool
 }
 
@@ -193,8 +201,7 @@ func New(fio storage.FileIO, tablePath string, o Options) *Committer {
 		o:         o,
 		snapshots: snapshot.NewManager(fio, tablePath),
 		schemas:   schema.NewManager(fio, tablePath),
-		cache:     newManifestCache(defaultCacheEntries),
-		decoder:   manifest.NewDecoder(),
+		manifests: manifest.NewReader(fio, tablePath, manifest.ReaderOptions{CacheEntries: defaultCacheEntries}),
 		encoder:   manifest.NewEncoder(o.ManifestCodec),
 	}
 }
@@ -230,7 +237,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	}
 	var last *snapshot.Snapshot
 	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 {
-		kind, detect := snapshot.CommitAppend, recovered
+		kind, detect := snapshot.CommitAppend, recovered || c.o.PrimaryKey
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}
@@ -317,6 +324,11 @@ func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last
 	}
 	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(entries))
 	if err != nil {
+		if last != nil && errors.Is(err, ErrConflict) {
+			// The append part stands; say so without wrapping ErrConflict,
+			// which would tell the caller that nothing was committed.
+			return last, fmt.Errorf("%w: %v", ErrCompactionConflict, err)
+		}
 		return last, err
 	}
 	return s, nil
@@ -386,8 +398,39 @@ func (c *Committer) init(ctx context.Context) error {
 	for i, f := range fields {
 		c.partTypes[i] = f.Type
 	}
+	if len(s.PrimaryKeys) > 0 {
+		trimmed, err := kv.TrimmedPrimaryKeys(s.PrimaryKeys, s.PartitionKeys)
+		if err != nil {
+			return fmt.Errorf("commit to %s: schema %d: %w", c.tablePath, s.ID, err)
+		}
+		idx, err := kv.FieldIndexes(s.Fields, trimmed)
+		if err != nil {
+			return fmt.Errorf("commit to %s: schema %d: %w", c.tablePath, s.ID, err)
+		}
+		c.keyTypes = make([]types.DataType, len(idx))
+		for i, j := range idx {
+			c.keyTypes[i] = s.Fields[j].Type
+		}
+	}
 	c.partKnown = true
 	return nil
+}
+
+// keyRanges decodes the _MIN_KEY and _MAX_KEY of files.
+func (c *Committer) keyRanges(files []*manifest.DataFileMeta) ([][2][]any, error) {
+	out := make([][2][]any, len(files))
+	for i, f := range files {
+		lo, err := binrow.Deserialize(c.keyTypes, f.MinKey)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s: min key: %w", f.FileName, err)
+		}
+		hi, err := binrow.Deserialize(c.keyTypes, f.MaxKey)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s: max key: %w", f.FileName, err)
+		}
+		out[i] = [2][]any{lo, hi}
+	}
+	return out, nil
 }
 
 // collect turns messages into manifest entries (ManifestEntryChanges.collect):

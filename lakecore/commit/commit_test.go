@@ -14,7 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 )
 
 func TestCommitSnapshots(t *testing.T) {
@@ -125,7 +125,7 @@ func TestFilterCommitted(t *testing.T) {
 }
 
 func TestCompactConflict(t *testing.T) {
-	fio := storage.NewFaulty(localFIO(t), 1)
+	fio := faultfs.New(localFIO(t), 1)
 	createTable(t, fio, nil)
 	ctx := context.Background()
 	w := commit.New(fio, tablePath, commit.Options{CommitUser: "writer"})
@@ -150,12 +150,12 @@ func TestCompactConflict(t *testing.T) {
 	if len(dl) != 1 || dl[0].NumAddedFiles != 1 || dl[0].NumDeletedFiles != 2 {
 		t.Fatalf("compact delta %+v", dl)
 	}
-	writes := fio.Calls(storage.OpWriteExclusive)
+	writes := fio.Calls(faultfs.OpWriteExclusive)
 	_, err = c2.Compact(ctx, 1, compaction("g2"))
 	if !errors.Is(err, commit.ErrConflict) {
 		t.Fatalf("second compaction of the same files: %v, want ErrConflict", err)
 	}
-	if n := fio.Calls(storage.OpWriteExclusive) - writes; n != 0 {
+	if n := fio.Calls(faultfs.OpWriteExclusive) - writes; n != 0 {
 		t.Fatalf("a conflicting compaction wrote %d files", n)
 	}
 	if got := names(live(t, fio)); strings.Join(got, ",") != "g1" {

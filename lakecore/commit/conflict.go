@@ -3,6 +3,9 @@ package commit
 import (
 	"context"
 	"fmt"
+	"slices"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -69,6 +72,85 @@ func (c *Committer) checkConflicts(ctx context.Context, latest *snapshot.Snapsho
 	for i := range merged {
 		if merged[i].Kind == manifest.FileKindDelete {
 			return conflict("trying to delete file %s (bucket %d) which is not previously added", merged[i].File.FileName, merged[i].Bucket)
+		}
+	}
+	if c.o.PrimaryKey {
+		if kind != snapshot.CommitCompact {
+			if err := checkSequences(base, delta); err != nil {
+				return fmt.Errorf("%w: latest snapshot %d: %w; give up committing", ErrSequenceConflict, latestID, err)
+			}
+		}
+		if err := c.checkKeyRanges(merged); err != nil {
+			return conflict("%v", err)
+		}
+	}
+	return nil
+}
+
+// checkSequences refuses new files of a primary-key bucket whose sequence
+// numbers do not all exceed those of the bucket's live files: another
+// writer committed to the bucket after this one restored it. Compaction
+// outputs keep old numbers; COMPACT commits are not checked.
+func checkSequences(base, delta []manifest.Entry) error {
+	type bucket struct {
+		partition string
+		bucket    int32
+	}
+	minNew := map[bucket]*manifest.Entry{}
+	for i := range delta {
+		e := &delta[i]
+		if e.Kind != manifest.FileKindAdd || e.File.Level != 0 {
+			continue
+		}
+		k := bucket{string(e.Partition), e.Bucket}
+		if cur, ok := minNew[k]; !ok || e.File.MinSequenceNumber < cur.File.MinSequenceNumber {
+			minNew[k] = e
+		}
+	}
+	if len(minNew) == 0 {
+		return nil
+	}
+	for i := range base {
+		e := &base[i]
+		n, ok := minNew[bucket{string(e.Partition), e.Bucket}]
+		if ok && e.File.MaxSequenceNumber >= n.File.MinSequenceNumber {
+			return fmt.Errorf("bucket %d: live file %s holds sequence numbers up to %d, the new file %s starts at %d",
+				e.Bucket, e.File.FileName, e.File.MaxSequenceNumber, n.File.FileName, n.File.MinSequenceNumber)
+		}
+	}
+	return nil
+}
+
+// checkKeyRanges is ConflictDetection.checkKeyRange: in every level above
+// 0 of a bucket the files sorted by min key must not overlap ("LSM
+// conflicts detected").
+func (c *Committer) checkKeyRanges(merged []manifest.Entry) error {
+	type level struct {
+		partition string
+		bucket    int32
+		level     int32
+	}
+	byLevel := map[level][]*manifest.DataFileMeta{}
+	for i := range merged {
+		e := &merged[i]
+		if e.Kind == manifest.FileKindAdd && e.File.Level > 0 {
+			k := level{string(e.Partition), e.Bucket, e.File.Level}
+			byLevel[k] = append(byLevel[k], &e.File)
+		}
+	}
+	for k, files := range byLevel {
+		if len(files) < 2 {
+			continue
+		}
+		ranges, err := c.keyRanges(files)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(ranges, func(a, b [2][]any) int { return kv.CompareKeys(a[0], b[0]) })
+		for i := 1; i < len(ranges); i++ {
+			if kv.CompareKeys(ranges[i-1][1], ranges[i][0]) >= 0 {
+				return fmt.Errorf("LSM conflicts detected: files of bucket %d, level %d overlap", k.bucket, k.level)
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package commit
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors of the committer. Test with errors.Is; the message around
 // them names the table, the snapshot id and what went wrong.
@@ -15,12 +18,32 @@ var (
 	// was committed.
 	ErrConflict = errors.New("commit conflict")
 
+	// ErrSequenceConflict is returned (wrapped, with ErrConflict) by the
+	// commit of new files of a primary-key table when another writer
+	// committed records to one of its buckets after this writer restored
+	// the bucket: both numbered their records from the same point, and
+	// their sequence numbers would not order the changes
+	// (apache/paimon#5872). Nothing was committed. Rewrite the batch with a
+	// new writer, which restores the bucket again and numbers after the
+	// other writer's records.
+	ErrSequenceConflict = fmt.Errorf("%w: another writer wrote to the bucket", ErrConflict)
+
 	// ErrRetriesExhausted is returned (wrapped) when another writer took the
 	// snapshot id on every attempt until commit.max-retries or
 	// commit.timeout ran out. Nothing was committed (unless the error also
 	// wraps ErrCommitAmbiguous). Committing the same messages again with the
 	// same identifier is safe after FilterCommitted.
 	ErrRetriesExhausted = errors.New("commit retries exhausted")
+
+	// ErrCompactionConflict is returned (wrapped) by Commit and Overwrite
+	// when the append part was committed, and is returned as the snapshot,
+	// but the compaction part of the same messages conflicted with another
+	// writer's commit and was not: the new data is in the table, the
+	// compaction outputs are unreferenced files (remove-orphan-files deletes
+	// them). Treat the batch as committed; a writer whose compaction failed
+	// must be replaced, since its view of the bucket's levels is stale. It
+	// does not wrap ErrConflict, which means nothing was committed.
+	ErrCompactionConflict = errors.New("compaction dropped after a conflict; the append part was committed")
 
 	// ErrCommitAmbiguous is returned (wrapped) when the committer gave up
 	// (context done, retries exhausted) right after a snapshot write whose

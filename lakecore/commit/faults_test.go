@@ -13,6 +13,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 )
 
 const snapshot2 = tablePath + "/snapshot/snapshot-2"
@@ -24,15 +25,15 @@ const snapshot2 = tablePath + "/snapshot/snapshot-2"
 func TestAmbiguousSnapshotWrite(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		mode storage.FaultMode
+		mode faultfs.Mode
 	}{
-		{"applied then failed", storage.ApplyThenFail},
-		{"failed without applying", storage.FailBefore},
+		{"applied then failed", faultfs.ApplyThenFail},
+		{"failed without applying", faultfs.FailBefore},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			local, fio, cm := faultyAfterOneCommit(t, commit.Options{CommitUser: "u", MinRetryWait: time.Millisecond})
 			ctx := context.Background()
-			fio.Add(storage.Fault{Ops: storage.OpWriteExclusive, Path: snapshot2, Mode: c.mode, Err: storage.ErrAmbiguous, Times: 1})
+			fio.Add(faultfs.Fault{Ops: faultfs.OpWriteExclusive, Path: snapshot2, Mode: c.mode, Err: storage.ErrAmbiguous, Times: 1})
 			s, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 2))})
 			if err != nil {
 				t.Fatal(err)
@@ -61,8 +62,8 @@ func TestAmbiguousSnapshotWrite(t *testing.T) {
 // attempt is deleted.
 func TestAmbiguousThenCancelled(t *testing.T) {
 	local := localFIO(t)
-	fio := storage.NewFaulty(local, 1, storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-1",
-		Mode: storage.FailBefore, Err: storage.ErrAmbiguous})
+	fio := faultfs.New(local, 1, faultfs.Fault{Ops: faultfs.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-1",
+		Mode: faultfs.FailBefore, Err: storage.ErrAmbiguous})
 	createTable(t, fio, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -91,8 +92,8 @@ func TestAmbiguousThenCancelled(t *testing.T) {
 // every file it wrote.
 func TestRetriesExhausted(t *testing.T) {
 	local := localFIO(t)
-	fio := storage.NewFaulty(local, 1, storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-*",
-		Mode: storage.FailBefore, Err: storage.ErrExist})
+	fio := faultfs.New(local, 1, faultfs.Fault{Ops: faultfs.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-*",
+		Mode: faultfs.FailBefore, Err: storage.ErrExist})
 	createTable(t, fio, nil)
 	cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", MaxRetries: 3, MinRetryWait: time.Millisecond})
 	start := time.Now()
@@ -131,9 +132,9 @@ func TestPrepareFailureCleansUp(t *testing.T) {
 	before, _ := os.ReadDir(filepath.Join(local.Root(), tablePath, "manifest"))
 	// The third manifest write of a commit is the base list (delta
 	// manifest, delta list, base list).
-	fio.Add(storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/manifest/*", Nth: 3, Times: 1, Mode: storage.FailBefore})
+	fio.Add(faultfs.Fault{Ops: faultfs.OpWriteExclusive, Path: tablePath + "/manifest/*", Nth: 3, Times: 1, Mode: faultfs.FailBefore})
 	_, err := cm.Commit(ctx, 2, []commit.Message{msg(1, file("b", 1))})
-	if !errors.Is(err, storage.ErrInjected) || errors.Is(err, commit.ErrCommitAmbiguous) {
+	if !errors.Is(err, faultfs.ErrInjected) || errors.Is(err, commit.ErrCommitAmbiguous) {
 		t.Fatalf("error %v, want the injected failure", err)
 	}
 	after, _ := os.ReadDir(filepath.Join(local.Root(), tablePath, "manifest"))
@@ -150,7 +151,7 @@ func TestPrepareFailureCleansUp(t *testing.T) {
 // retry committed identifier 3 a second time as snapshot 4.
 func TestAmbiguousSnapshotWriteDanglingLatestHint(t *testing.T) {
 	local := localFIO(t)
-	fio := storage.NewFaulty(local, 1)
+	fio := faultfs.New(local, 1)
 	createTable(t, fio, nil)
 	ctx := context.Background()
 	cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", MinRetryWait: time.Millisecond})
@@ -162,8 +163,8 @@ func TestAmbiguousSnapshotWriteDanglingLatestHint(t *testing.T) {
 	if err := local.WriteFile(ctx, tablePath+"/snapshot/LATEST", []byte("9")); err != nil {
 		t.Fatal(err)
 	}
-	fio.Add(storage.Fault{Ops: storage.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-3",
-		Mode: storage.ApplyThenFail, Err: storage.ErrAmbiguous, Times: 1})
+	fio.Add(faultfs.Fault{Ops: faultfs.OpWriteExclusive, Path: tablePath + "/snapshot/snapshot-3",
+		Mode: faultfs.ApplyThenFail, Err: storage.ErrAmbiguous, Times: 1})
 	s, err := cm.Commit(ctx, 3, []commit.Message{msg(1, file("f3", 1))})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -40,13 +41,13 @@ func localFIO(t testing.TB) *storage.Local {
 	return fio
 }
 
-// faultyAfterOneCommit creates the table through a Faulty over local
+// faultyAfterOneCommit creates the table through a faultfs.FS over local
 // storage, with no faults yet, and commits file a (identifier 1) with a
 // committer of o; tests add the faults the next commit meets.
-func faultyAfterOneCommit(t testing.TB, o commit.Options) (*storage.Local, *storage.Faulty, *commit.Committer) {
+func faultyAfterOneCommit(t testing.TB, o commit.Options) (*storage.Local, *faultfs.FS, *commit.Committer) {
 	t.Helper()
 	local := localFIO(t)
-	fio := storage.NewFaulty(local, 1)
+	fio := faultfs.New(local, 1)
 	createTable(t, fio, nil)
 	cm := commit.New(fio, tablePath, o)
 	if _, err := cm.Commit(context.Background(), 1, []commit.Message{msg(1, file("a", 1))}); err != nil {

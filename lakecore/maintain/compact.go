@@ -16,6 +16,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -30,7 +31,7 @@ const fullCompactMinFiles = 3
 type CompactOptions struct {
 	// Filter restricts compaction to some partitions (nil = all), as the
 	// compact action's partition argument.
-	Filter *scan.PartitionFilter
+	Filter *partition.Predicate
 	// Full selects, for fixed-bucket tables, Java's full compaction
 	// (BucketedAppendCompactManager.FullCompactTask, what a batch compact
 	// job runs): from the first small file of each bucket on, every file is
@@ -513,7 +514,8 @@ func (c *compactor) rewrite(ctx context.Context, reader *read.TableRead, wo writ
 	}
 	var rows int64
 	for {
-		batch, _, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		batch := next.Rows
 		if errors.Is(err, io.EOF) {
 			break
 		}

@@ -83,7 +83,8 @@ func (l *lakeTable) splitRows(r *read.TableRead, sp scan.Split) [][]any {
 	defer it.Close()
 	var out [][]any
 	for {
-		rows, _, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		rows := next.Rows
 		if err != nil {
 			return out
 		}
@@ -473,7 +474,8 @@ func TestCompactWithConcurrentWriter(t *testing.T) {
 		for _, sp := range p.Splits {
 			it, _ := r.Open(context.Background(), sp)
 			for {
-				rows, _, err := it.Next(context.Background())
+				next, err := it.Next(context.Background())
+				rows := next.Rows
 				if err != nil {
 					break
 				}

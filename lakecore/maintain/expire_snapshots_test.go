@@ -19,6 +19,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 )
 
 // history is a table with six snapshots:
@@ -374,7 +375,7 @@ func TestExpireSnapshotsInvalidOptions(t *testing.T) {
 
 func TestExpireSnapshotsDeleteFailures(t *testing.T) {
 	h := newHistory(t, nil)
-	faulty := storage.NewFaulty(h.fio, 1, storage.Fault{Ops: storage.OpDelete, Path: "db.db/t/bucket-0/data-f1.parquet"})
+	faulty := faultfs.New(h.fio, 1, faultfs.Fault{Ops: faultfs.OpDelete, Path: "db.db/t/bucket-0/data-f1.parquet"})
 	rep, err := maintain.ExpireSnapshots(context.Background(), faulty, h.path, maintain.ExpireSnapshotsOptions{RetainMin: 2, Now: func() time.Time { return testNow }})
 	if !errors.Is(err, maintain.ErrIncomplete) {
 		t.Fatalf("err = %v, want ErrIncomplete", err)
@@ -400,7 +401,7 @@ func TestExpireSnapshotsDeleteFailures(t *testing.T) {
 func TestExpireSnapshotsStopsAtSnapshotDeleteFailure(t *testing.T) {
 	h := newHistory(t, nil)
 	before := h.filesOnDisk()
-	faulty := storage.NewFaulty(h.fio, 1, storage.Fault{Ops: storage.OpDelete, Path: "db.db/t/snapshot/snapshot-2"})
+	faulty := faultfs.New(h.fio, 1, faultfs.Fault{Ops: faultfs.OpDelete, Path: "db.db/t/snapshot/snapshot-2"})
 	_, err := maintain.ExpireSnapshots(context.Background(), faulty, h.path, maintain.ExpireSnapshotsOptions{RetainMin: 2, Now: func() time.Time { return testNow }})
 	if err == nil || !strings.Contains(err.Error(), "snapshot-2") {
 		t.Fatalf("err = %v, want the failed deletion of snapshot-2", err)

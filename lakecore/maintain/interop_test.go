@@ -1,14 +1,16 @@
+//go:build interop
+
+// The Java Paimon checks of maintenance (build tag interop: `make interop`
+// runs them after tests/interop/setup.sh has built the oracle).
+
 package maintain_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,102 +19,17 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// javaOracle is the Java Paimon 1.4 oracle (tests/interop/bin/paimon-java).
-// When the built oracle has the batch command one JVM serves the whole
-// test; otherwise each command starts one.
-type javaOracle struct {
-	bin string
-	in  io.WriteCloser
-	out *bufio.Reader
-}
-
-// newJavaOracle starts the oracle or skips the test when it is not built.
-func newJavaOracle(t *testing.T) *javaOracle {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("Java interop in -short mode")
-	}
-	dir, err := fixturetest.RepoRoot()
-	if err != nil {
-		t.Skip(err)
-	}
-	j := &javaOracle{bin: filepath.Join(dir, "tests", "interop", "bin", "paimon-java")}
-	if out, err := exec.Command(j.bin, "paimon1", "version").CombinedOutput(); err != nil {
-		t.Skipf("Java oracle not available (run tests/interop/setup.sh): %v %s", err, out)
-	}
-	probe := exec.Command(j.bin, "paimon1", "batch")
-	probe.Stdin = strings.NewReader("[\"version\"]\n")
-	if out, err := probe.Output(); err != nil || !strings.Contains(string(out), `"__done__":true`) {
-		return j // an oracle built before the batch command
-	}
-	cmd := exec.Command(j.bin, "paimon1", "batch")
-	cmd.Stderr = os.Stderr
-	if j.in, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	outPipe, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		j.in.Close()
-		_ = cmd.Wait()
-	})
-	j.out = bufio.NewReader(outPipe)
-	return j
-}
-
-// run runs one oracle command and returns its output; failures end t.
-func (j *javaOracle) run(t *testing.T, args ...string) string {
-	t.Helper()
-	if j.in == nil {
-		cmd := exec.Command(j.bin, append([]string{"paimon1"}, args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("paimon-java %v: %v\n%s", args, err, stderr.String())
-		}
-		return string(out)
-	}
-	line, _ := json.Marshal(args)
-	if _, err := j.in.Write(append(line, '\n')); err != nil {
-		t.Fatalf("paimon-java %v: %v", args, err)
-	}
-	var b strings.Builder
-	for {
-		l, err := j.out.ReadString('\n')
-		if err != nil {
-			t.Fatalf("paimon-java %v: %v", args, err)
-		}
-		if strings.HasPrefix(l, `{"__done__":true`) {
-			var done struct {
-				OK    bool
-				Error string
-			}
-			_ = json.Unmarshal([]byte(l), &done)
-			if !done.OK {
-				t.Fatalf("paimon-java %v: %s", args, done.Error)
-			}
-			return b.String()
-		}
-		b.WriteString(l)
-	}
-}
-
 // javaRead returns Java's canonical rows of the latest snapshot, sorted.
-func javaRead(t *testing.T, java *javaOracle, warehouse string) []string {
+func javaRead(t *testing.T, java *oracle.Process, warehouse string) []string {
 	t.Helper()
-	out := strings.TrimSpace(java.run(t, "read", "--warehouse", warehouse, "--database", "db", "--table", "t"))
+	out := strings.TrimSpace(java.Run(t, "read", "--warehouse", warehouse, "--database", "db", "--table", "t"))
 	if out == "" {
 		return nil
 	}
@@ -144,13 +61,13 @@ func canonical(names []string, rows [][]any) []string {
 	return out
 }
 
-func writeSpec(t *testing.T, java *javaOracle, warehouse string, spec string) {
+func writeSpec(t *testing.T, java *oracle.Process, warehouse string, spec string) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "spec.json")
 	if err := os.WriteFile(p, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	java.run(t, "write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
+	java.Run(t, "write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
 }
 
 const expireSpec = `{
@@ -176,7 +93,7 @@ const expireSpec = `{
 // same files to remain, for retain-max alone, with a consumer, and with a
 // tag.
 func TestInteropExpireMatchesJava(t *testing.T) {
-	java := newJavaOracle(t)
+	java := oracle.Java(t, oracle.Paimon1)
 	template := filepath.Join(t.TempDir(), "w")
 	writeSpec(t, java, template, expireSpec)
 	rowsBefore := javaRead(t, java, template)
@@ -213,7 +130,7 @@ func TestInteropExpireMatchesJava(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			java.run(t, "expire", "--warehouse", javaW, "--database", "db", "--table", "t", "--retain-max", fmt.Sprint(c.retainMax))
+			java.Run(t, "expire", "--warehouse", javaW, "--database", "db", "--table", "t", "--retain-max", fmt.Sprint(c.retainMax))
 			fio, err := storage.NewLocal(goW)
 			if err != nil {
 				t.Fatal(err)
@@ -262,7 +179,7 @@ func mustWrite(t *testing.T, p, data string) {
 // lakecore wrote and reads it with Java after each; then Java compacts and
 // appends, and lakecore maintains and reads again.
 func TestInteropJavaReadsAfterMaintenance(t *testing.T) {
-	java := newJavaOracle(t)
+	java := oracle.Java(t, oracle.Paimon1)
 	for _, bucket := range []string{"-1", "2"} {
 		t.Run("bucket="+bucket, func(t *testing.T) {
 			opts := map[string]string{"bucket": bucket, "partition.expiration-time": "1 d", "compaction.min.file-num": "3"}

@@ -297,7 +297,12 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	}
 	var mu sync.Mutex
 	used := map[string]bool{}
-	manifests := map[string]string{} // manifest name -> defining file of a root using it
+	// manifest name -> its record and the defining file of a root using it
+	type manifestUse struct {
+		meta manifest.FileMeta
+		root string
+	}
+	manifests := map[string]manifestUse{}
 	use := func(names ...string) {
 		mu.Lock()
 		for _, n := range names {
@@ -308,25 +313,19 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	err := parallel.ForEach(ctx, ioParallelism, len(metas), func(ctx context.Context, i int) error {
 		r := metas[i]
 		s := r.snap
-		lists := []struct {
-			name string
-			size *int64
-		}{{s.BaseManifestList, s.BaseManifestListSize}, {s.DeltaManifestList, s.DeltaManifestListSize}}
-		if s.ChangelogManifestList != nil && *s.ChangelogManifestList != "" {
-			lists = append(lists, struct {
-				name string
-				size *int64
-			}{*s.ChangelogManifestList, s.ChangelogManifestListSize})
+		lists := manifest.DataLists(s)
+		if l, ok := manifest.ChangelogList(s); ok {
+			lists = append(lists, l)
 		}
 		for _, l := range lists {
-			if l.name == "" {
+			if l.Name == "" {
 				continue
 			}
-			use(l.name)
+			use(l.Name)
 			var ms []manifest.FileMeta
 			gone, err := c.read(ctx, r, func() error {
 				var err error
-				ms, err = t.readManifestList(ctx, l.name, l.size)
+				ms, err = t.manifests.ReadList(ctx, l)
 				return err
 			})
 			if err != nil {
@@ -339,7 +338,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 			for _, m := range ms {
 				used[m.FileName] = true
 				if _, ok := manifests[m.FileName]; !ok {
-					manifests[m.FileName] = r.file
+					manifests[m.FileName] = manifestUse{meta: m, root: r.file}
 				}
 			}
 			mu.Unlock()
@@ -349,7 +348,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 			var entries []manifest.IndexEntry
 			gone, err := c.read(ctx, r, func() error {
 				var err error
-				entries, err = manifest.ReadIndexEntries(ctx, t.fio, t.path, name)
+				entries, err = t.manifests.ReadIndexEntries(ctx, name)
 				return err
 			})
 			if err != nil {
@@ -376,9 +375,10 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	}
 	err = parallel.ForEach(ctx, ioParallelism, len(names), func(ctx context.Context, i int) error {
 		var entries []manifest.Entry
-		gone, err := c.read(ctx, metaRoot{file: manifests[names[i]]}, func() error {
+		m := manifests[names[i]]
+		gone, err := c.read(ctx, metaRoot{file: m.root}, func() error {
 			var err error
-			entries, err = manifest.ReadEntries(ctx, t.fio, t.path, names[i])
+			entries, err = t.manifests.ReadManifest(ctx, &m.meta)
 			return err
 		})
 		if err != nil || gone {

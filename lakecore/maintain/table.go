@@ -38,6 +38,7 @@ type table struct {
 	parts      *binrow.PartitionNamer
 	dataDir    string // data-file.path-directory, "" when unset
 	snapshots  *snapshot.Manager
+	manifests  *manifest.Reader
 	log        *slog.Logger
 }
 
@@ -60,6 +61,7 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		partFields: s.PartitionFields(),
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		snapshots:  snapshot.NewManager(fio, tablePath),
+		manifests:  manifest.NewReader(fio, tablePath, manifest.ReaderOptions{}),
 		log:        log,
 	}
 	if len(t.partFields) != len(s.PartitionKeys) {
@@ -192,82 +194,33 @@ func (t *table) indexFilePath(e *manifest.IndexEntry) (string, bool) {
 func (t *table) manifestPath(name string) string   { return manifest.FilePath(t.path, name) }
 func (t *table) statisticsPath(name string) string { return path.Join(t.path, "statistics", name) }
 
-// readManifestList reads a manifest list, checking its size when the
-// snapshot records it.
+// readManifestList reads a manifest list, checked against the size its
+// snapshot records (manifest.Reader.ReadList).
 func (t *table) readManifestList(ctx context.Context, name string, size *int64) ([]manifest.FileMeta, error) {
-	p := t.manifestPath(name)
-	data, err := t.fio.ReadFile(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest list %s: %w", p, err)
-	}
-	if size != nil && *size != int64(len(data)) {
-		return nil, fmt.Errorf("read manifest list %s: %d bytes, the snapshot says %d", p, len(data), *size)
-	}
-	metas, err := manifest.DecodeFileMetas(data)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest list %s: %w", p, err)
-	}
-	return metas, nil
+	return t.manifests.ReadList(ctx, manifest.List{Name: name, Size: size})
 }
 
-// readManifest reads a manifest, checking its size against its manifest
-// list record.
+// readManifest reads a manifest, checked against its manifest list record
+// (manifest.Reader.ReadManifest).
 func (t *table) readManifest(ctx context.Context, m *manifest.FileMeta) ([]manifest.Entry, error) {
-	p := t.manifestPath(m.FileName)
-	data, err := t.fio.ReadFile(ctx, p)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", p, err)
-	}
-	if m.FileSize > 0 && int64(len(data)) != m.FileSize {
-		return nil, fmt.Errorf("read manifest %s: %d bytes, the manifest list says %d", p, len(data), m.FileSize)
-	}
-	entries, err := manifest.DecodeEntries(data)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", p, err)
-	}
-	return entries, nil
+	return t.manifests.ReadManifest(ctx, m)
 }
 
 // dataManifests returns the manifests of a snapshot's base and delta lists,
 // base first (ManifestList.readDataManifests).
 func (t *table) dataManifests(ctx context.Context, s *snapshot.Snapshot) ([]manifest.FileMeta, error) {
-	base, err := t.readManifestList(ctx, s.BaseManifestList, s.BaseManifestListSize)
+	metas, err := t.manifests.ReadLists(ctx, manifest.DataLists(s)...)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
 	}
-	delta, err := t.readManifestList(ctx, s.DeltaManifestList, s.DeltaManifestListSize)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
-	}
-	return append(base, delta...), nil
+	return metas, nil
 }
 
 // liveEntries returns the merged entries of a snapshot: its live files
 // (plus any DELETE whose ADD is not in its manifests), read concurrently
 // and merged in manifest order (FileEntry.mergeEntries).
 func (t *table) liveEntries(ctx context.Context, s *snapshot.Snapshot) ([]manifest.Entry, error) {
-	metas, err := t.dataManifests(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	groups := make([][]manifest.Entry, len(metas))
-	err = parallel.ForEach(ctx, ioParallelism, len(metas), func(ctx context.Context, i int) error {
-		var err error
-		groups[i], err = t.readManifest(ctx, &metas[i])
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
-	}
-	var all []manifest.Entry
-	for _, g := range groups {
-		all = append(all, g...)
-	}
-	merged, err := manifest.MergeEntries(all)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %d of %s: %w", s.ID, t.path, err)
-	}
-	return merged, nil
+	return t.manifests.MergedEntries(ctx, s, nil)
 }
 
 // fileRef is a file to delete. size < 0 means unknown: it is looked up

@@ -98,18 +98,6 @@ func (d *Decoder) DecodeIndexEntries(data []byte) ([]IndexEntry, error) {
 	return decodeAll(d, data, "index manifest", decodeIndexEntry)
 }
 
-// ReadEntries reads and decodes manifest/<fileName> of the table at tablePath
-// (relative to fio's root). Errors name the file; a missing file wraps
-// storage.ErrNotExist.
-func (d *Decoder) ReadEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]Entry, error) {
-	return readManifestFile(ctx, fio, tablePath, fileName, "manifest", d.DecodeEntries)
-}
-
-// ReadFileMetas reads and decodes the manifest list manifest/<fileName>.
-func (d *Decoder) ReadFileMetas(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]FileMeta, error) {
-	return readManifestFile(ctx, fio, tablePath, fileName, "manifest list", d.DecodeFileMetas)
-}
-
 // ReadIndexEntries reads and decodes the index manifest manifest/<fileName>.
 func (d *Decoder) ReadIndexEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]IndexEntry, error) {
 	return readManifestFile(ctx, fio, tablePath, fileName, "index manifest", d.DecodeIndexEntries)
@@ -126,14 +114,20 @@ func DecodeIndexEntries(data []byte) ([]IndexEntry, error) {
 	return new(Decoder).DecodeIndexEntries(data)
 }
 
-// ReadEntries is Decoder.ReadEntries with a new Decoder.
+// ReadEntries reads and decodes manifest/<fileName> of the table at
+// tablePath (relative to fio's root), checking nothing against a manifest
+// list: for tools and tests that look at one file by name. lakecore reads
+// manifests through Reader. Errors name the file; a missing file wraps
+// storage.ErrNotExist.
 func ReadEntries(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]Entry, error) {
-	return new(Decoder).ReadEntries(ctx, fio, tablePath, fileName)
+	return readManifestFile(ctx, fio, tablePath, fileName, "manifest", new(Decoder).DecodeEntries)
 }
 
-// ReadFileMetas is Decoder.ReadFileMetas with a new Decoder.
+// ReadFileMetas reads and decodes the manifest list manifest/<fileName>,
+// checking nothing against a snapshot (see ReadEntries; lakecore reads
+// through Reader).
 func ReadFileMetas(ctx context.Context, fio storage.FileIO, tablePath, fileName string) ([]FileMeta, error) {
-	return new(Decoder).ReadFileMetas(ctx, fio, tablePath, fileName)
+	return readManifestFile(ctx, fio, tablePath, fileName, "manifest list", new(Decoder).DecodeFileMetas)
 }
 
 // ReadIndexEntries is Decoder.ReadIndexEntries with a new Decoder.

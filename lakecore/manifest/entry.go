@@ -1,17 +1,3 @@
-// Package manifest reads and writes Paimon's Avro metadata files: manifest
-// lists (ManifestFileMeta), manifests (ManifestEntry with DataFileMeta),
-// index manifests (IndexManifestEntry) and the deletion-vector index files
-// they point to.
-//
-// Decoding follows Java's AvroBulkFormat: fields are matched by name against
-// the file's own writer schema, so files of every Paimon version since 0.8 are
-// read, including the union-wrapped records of Paimon <= 0.8 and early 0.9.
-// Encoding emits exactly the schemas Java 1.4.x / 2.0 writes (see schemas.go),
-// which every Java reader since 0.9, including HEAD's strict manifest reader,
-// accepts. See paimon-format.md sections 4-6 and 8.
-//
-// All functions are safe for concurrent use. Decoders never panic on bad
-// input; their errors wrap the sentinels of errors.go.
 package manifest
 
 import (

@@ -39,6 +39,14 @@ var (
 	// which is already in the map").
 	ErrDuplicateFile = errors.New("file already added")
 
+	// ErrCorruptTable is wrapped when the metadata of a table contradicts
+	// itself in a way no reader can resolve: a manifest list or manifest
+	// whose size or entry counts differ from the record that names it (cut
+	// short or replaced), a snapshot that names no manifest list, a live
+	// file whose partition row does not decode with the table's partition
+	// keys. scan.ErrCorruptTable is the same value.
+	ErrCorruptTable = errors.New("corrupt table metadata")
+
 	// ErrUnsupportedIndex is wrapped when a deletion-vector index cannot be
 	// applied: an unknown bitmap layout or an external path outside the
 	// FileIO. Ignoring it would resurrect deleted rows, so reads must fail.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -22,16 +23,48 @@ type RowPosition struct {
 	Row  int64
 }
 
-// RowIterator returns the rows of one split in batches. It holds at most
-// two data files open: the one being read and the next, opened by one
-// background goroutine that Close stops. It is not safe for concurrent use.
+// Batch is rows a SplitReader returns at once.
+type Batch struct {
+	// Rows are []any in the order of TableRead.Fields, holding lakecore's
+	// Go values; they belong to the caller.
+	Rows [][]any
+	// Kinds holds the row kind of each row; nil means every row is an
+	// insert (+I), as all rows of append tables are.
+	Kinds []kv.RowKind
+	// Pos is the position of the first row when the rows are consecutive
+	// rows of one data file; its File is empty for merged rows.
+	Pos RowPosition
+}
+
+// SplitReader reads the rows of one split in batches. There is one
+// implementation per way of reading a split: RowIterator concatenates the
+// files of an append table; the primary-key readers merge sorted runs
+// (batch) or return records with their row kinds (streaming). A
+// SplitReader is not safe for concurrent use; Close releases its files and
+// goroutines and is idempotent.
+type SplitReader interface {
+	// Next returns the next batch, or io.EOF at the end of the split.
+	// Errors name the data file. After an error while reading a file, ctx's
+	// included, Next returns that error again.
+	Next(ctx context.Context) (Batch, error)
+	Close() error
+}
+
+// RowIterator returns the rows of one split's files in batches, file after
+// file (the SplitReader of append tables, and the file reader under the
+// primary-key readers). It holds at most two data files open: the one
+// being read and the next, opened by one background goroutine that Close
+// stops. It is not safe for concurrent use.
 type RowIterator struct {
-	tr     *TableRead
-	split  scan.Split
-	paths  []string
-	bg     context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	tr    *TableRead
+	split scan.Split
+	// keyValue reads every column of the files of a primary-key table and
+	// their _SEQUENCE_NUMBER and _VALUE_KIND, unprojected (TableRead.kvFields).
+	keyValue bool
+	paths    []string
+	bg       context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
 
 	idx      int            // index of the file being read or awaited
 	prefetch chan *openFile // result of the in-flight open of file idx or idx+1
@@ -69,13 +102,13 @@ func (it *RowIterator) startPrefetch(i int) {
 	it.wg.Add(1)
 	go func() {
 		defer it.wg.Done()
-		ch <- it.tr.openFile(it.bg, &it.split, i, it.paths[i])
+		ch <- it.tr.openFile(it.bg, &it.split, i, it.paths[i], it.keyValue)
 	}()
 }
 
 // openFile opens data file i of split and checks it against its manifest
 // entry.
-func (r *TableRead) openFile(ctx context.Context, split *scan.Split, i int, p string) *openFile {
+func (r *TableRead) openFile(ctx context.Context, split *scan.Split, i int, p string, keyValue bool) *openFile {
 	meta := &split.Files[i]
 	o := &openFile{idx: i, meta: meta, path: p, dv: split.DeletionVectors[meta.FileName]}
 	loc := r.fio.String() + "/" + p
@@ -83,6 +116,11 @@ func (r *TableRead) openFile(ctx context.Context, split *scan.Split, i int, p st
 	if err != nil {
 		o.err = fmt.Errorf("read data file %s: schema %d: %w", loc, meta.SchemaID, err)
 		return o
+	}
+	tableFields, projection := r.current.Fields, r.projection
+	if keyValue {
+		fileFields = append(fileFields[:len(fileFields):len(fileFields)], kv.SequenceNumberField, kv.ValueKindField)
+		tableFields, projection = r.kvFields, nil
 	}
 	if o.f, err = r.fio.Open(ctx, p); err != nil {
 		o.err = fmt.Errorf("read data file: %w", err)
@@ -93,8 +131,8 @@ func (r *TableRead) openFile(ctx context.Context, split *scan.Split, i int, p st
 		o.err = fmt.Errorf("read data file %s: %w: %d bytes, the manifest says %d (cut short or replaced)", loc, ErrFileMismatch, o.f.Size(), meta.FileSize)
 		return o
 	}
-	o.r, err = datafile.NewReader(o.f, fileFields, r.current.Fields, datafile.ReaderOptions{
-		Projection: r.projection, BatchSize: r.batchSize, FileName: loc,
+	o.r, err = datafile.NewReader(o.f, fileFields, tableFields, datafile.ReaderOptions{
+		Projection: projection, BatchSize: r.batchSize, FileName: loc,
 	})
 	if err != nil {
 		o.close()
@@ -108,13 +146,17 @@ func (r *TableRead) openFile(ctx context.Context, split *scan.Split, i int, p st
 	return o
 }
 
-// Next returns the next batch of rows and the position of its first row.
-// Rows are []any in the order of TableRead.Fields, holding lakecore's Go
-// values; they belong to the caller. At the end of the split it returns
-// nil, RowPosition{}, io.EOF. Errors name the data file. After an error
-// while reading a file, ctx's included, Next returns that error again;
-// only a ctx error while waiting for a file to open can be retried.
-func (it *RowIterator) Next(ctx context.Context) ([][]any, RowPosition, error) {
+// Next returns the next batch of rows with the position of its first row
+// (Kinds nil: RowIterator does not interpret row kinds). At the end of the
+// split it returns io.EOF. Errors name the data file. After an error while
+// reading a file, ctx's included, Next returns that error again; only a
+// ctx error while waiting for a file to open can be retried.
+func (it *RowIterator) Next(ctx context.Context) (Batch, error) {
+	rows, pos, err := it.next(ctx)
+	return Batch{Rows: rows, Pos: pos}, err
+}
+
+func (it *RowIterator) next(ctx context.Context) ([][]any, RowPosition, error) {
 	if it.closed {
 		return nil, RowPosition{}, errors.New("read split: iterator is closed")
 	}

@@ -14,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -53,6 +55,13 @@ type TableRead struct {
 	dataDir    string
 	batchSize  int
 
+	// engine merges the records of a primary-key table; nil for append
+	// tables. kvFields are the current fields, _SEQUENCE_NUMBER and
+	// _VALUE_KIND: the rows the primary-key readers read from files.
+	engine   *mergetree.Engine
+	kvFields []types.DataField
+	keyTypes []types.DataType
+
 	mu    sync.Mutex
 	cache map[int64][]types.DataField
 }
@@ -76,6 +85,16 @@ func NewTableRead(fio storage.FileIO, tablePath string, current *schema.TableSch
 		partOpts:   partOpts,
 		dataDir:    strings.Trim(o.DataFilePathDirectory(), "/"),
 		cache:      map[int64][]types.DataField{current.ID: current.Fields},
+	}
+	if len(current.PrimaryKeys) > 0 {
+		if r.engine, err = mergetree.NewEngine(current, current.Fields); err != nil {
+			return nil, fmt.Errorf("read %s: %w", tablePath, err)
+		}
+		r.kvFields = append(current.Fields[:len(current.Fields):len(current.Fields)], kv.SequenceNumberField, kv.ValueKindField)
+		r.keyTypes = make([]types.DataType, len(r.engine.Order.KeyFields))
+		for i, j := range r.engine.Order.KeyFields {
+			r.keyTypes[i] = current.Fields[j].Type
+		}
 	}
 	if projection == nil {
 		r.fields = current.Fields
@@ -168,12 +187,27 @@ func formatOf(name string) string {
 	return ext
 }
 
-// Open returns an iterator over the rows of split: its files in order, each
-// read row group by row group as the current schema with the projection
-// applied and deleted rows dropped. The first file is opened in the
-// background at once; while one file is read the next is opened. Close the
-// iterator to stop that work.
-func (r *TableRead) Open(ctx context.Context, split scan.Split) (*RowIterator, error) {
+// Open returns the reader of split's rows as the current schema with the
+// projection applied. For an append table it is a RowIterator: the files
+// in order, each read row group by row group, deleted rows dropped. For a
+// primary-key table a streaming split (scan.Split.Streaming) returns its
+// records as they are with their row kinds, and any other split the
+// merged rows, as Java's MergeFileSplitRead does (keyvalue.go).
+func (r *TableRead) Open(ctx context.Context, split scan.Split) (SplitReader, error) {
+	if r.engine == nil {
+		return r.openFiles(ctx, split, false)
+	}
+	if split.Streaming {
+		return r.openChanges(ctx, split)
+	}
+	return r.openMerged(ctx, split)
+}
+
+// openFiles returns a RowIterator over split's files in order; keyValue
+// reads the records of a primary-key table's files (see RowIterator). The
+// first file is opened in the background at once; while one file is read
+// the next is opened. Close the iterator to stop that work.
+func (r *TableRead) openFiles(ctx context.Context, split scan.Split, keyValue bool) (*RowIterator, error) {
 	paths := make([]string, len(split.Files))
 	for i := range split.Files {
 		p, err := r.FilePath(&split, &split.Files[i])
@@ -183,7 +217,7 @@ func (r *TableRead) Open(ctx context.Context, split scan.Split) (*RowIterator, e
 		paths[i] = p
 	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	it := &RowIterator{tr: r, split: split, paths: paths, bg: bg, cancel: cancel}
+	it := &RowIterator{tr: r, split: split, keyValue: keyValue, paths: paths, bg: bg, cancel: cancel}
 	if len(paths) > 0 {
 		it.startPrefetch(0)
 	}

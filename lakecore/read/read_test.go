@@ -116,7 +116,8 @@ func readAll(t *testing.T, r *read.TableRead, sp scan.Split, names map[string]st
 	defer it.Close()
 	var out []string
 	for {
-		rows, pos, err := it.Next(bg)
+		next, err := it.Next(bg)
+		rows, pos := next.Rows, next.Pos
 		if errors.Is(err, io.EOF) {
 			return out
 		}
@@ -190,7 +191,8 @@ func TestReadPartitionsAndProjection(t *testing.T) {
 			t.Fatal(err)
 		}
 		for {
-			batch, _, err := it.Next(bg)
+			next, err := it.Next(bg)
+			batch := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}
@@ -301,7 +303,8 @@ func TestCorruptDataFiles(t *testing.T) {
 			defer it.Close()
 			var n int
 			for {
-				rows, _, err := it.Next(bg)
+				next, err := it.Next(bg)
+				rows := next.Rows
 				if errors.Is(err, io.EOF) {
 					t.Fatalf("read %d rows without an error", n)
 				}
@@ -313,7 +316,7 @@ func TestCorruptDataFiles(t *testing.T) {
 						t.Errorf("error does not name the file: %v", err)
 					}
 					// The error is sticky.
-					if _, _, again := it.Next(bg); again == nil {
+					if _, again := it.Next(bg); again == nil {
 						t.Error("Next after an error succeeded")
 					}
 					return
@@ -344,8 +347,8 @@ func TestIteratorCloseStopsPrefetch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows, pos, err := it.Next(bg); err != nil || len(rows) != 10 || pos.Row != 0 || pos.File != sp.Files[0].FileName {
-		t.Fatalf("first batch: %d rows at %+v, %v", len(rows), pos, err)
+	if b, err := it.Next(bg); err != nil || len(b.Rows) != 10 || b.Pos.Row != 0 || b.Pos.File != sp.Files[0].FileName {
+		t.Fatalf("first batch: %d rows at %+v, %v", len(b.Rows), b.Pos, err)
 	}
 	if err := it.Close(); err != nil {
 		t.Fatal(err)
@@ -353,7 +356,7 @@ func TestIteratorCloseStopsPrefetch(t *testing.T) {
 	if open, _ := fio.stats(); open != 0 {
 		t.Errorf("%d files open after Close", open)
 	}
-	if _, _, err := it.Next(bg); err == nil {
+	if _, err := it.Next(bg); err == nil {
 		t.Error("Next after Close succeeded")
 	}
 
@@ -367,7 +370,7 @@ func TestIteratorCloseStopsPrefetch(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(bg, 20*time.Millisecond)
 	defer cancel()
-	if _, _, err := it.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := it.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Next with a blocked open: %v", err)
 	}
 	if err := it.Close(); err != nil {

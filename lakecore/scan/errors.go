@@ -1,6 +1,11 @@
 package scan
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
+)
 
 // Sentinel errors of the package; test with errors.Is. Errors about files
 // on storage also wrap the error of the package that read them (for example
@@ -26,16 +31,25 @@ var (
 	// when it started.
 	ErrEndOfScan = errors.New("end of bounded scan")
 
-	// ErrInvalidFilter is wrapped when a PartitionFilter names a key that is
-	// not a partition key or a value of the wrong type.
-	ErrInvalidFilter = errors.New("invalid partition filter")
+	// ErrInvalidFilter is wrapped when a partition predicate does not fit
+	// the table: bound to other partition keys. It is
+	// partition.ErrInvalidFilter.
+	ErrInvalidFilter = partition.ErrInvalidFilter
 
 	// ErrInvalidOptions is wrapped by StreamScanner.Next for StreamOptions
 	// that cannot start a stream (an unknown mode, a missing snapshot id).
 	ErrInvalidOptions = errors.New("invalid stream options")
 
+	// ErrUnsupportedFiles is wrapped by a streaming plan that would have to
+	// emit files lakecore cannot read: the Avro files of a postpone-bucket
+	// table (bucket = -2), which Java streams raw before its compaction job
+	// moves them into real buckets. Batch plans leave them out, as Java's do.
+	ErrUnsupportedFiles = errors.New("streaming plan holds files lakecore cannot read")
+
 	// ErrCorruptTable is wrapped when the metadata of a table contradicts
-	// itself in a way no reader can resolve, such as a live data file whose
-	// partition row cannot be decoded with the table's partition keys.
-	ErrCorruptTable = errors.New("corrupt table metadata")
+	// itself in a way no reader can resolve, such as a manifest cut short
+	// or a live data file whose partition row cannot be decoded with the
+	// table's partition keys. It is manifest.ErrCorruptTable, which the
+	// manifest reader wraps.
+	ErrCorruptTable = manifest.ErrCorruptTable
 )

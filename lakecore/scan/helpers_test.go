@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -54,3 +56,18 @@ func fileNames(p *scan.Plan) []string {
 }
 
 var bg = context.Background()
+
+// partitionIn returns partition.In over the partition keys of the latest
+// schema of the table at tablePath.
+func partitionIn(t testing.TB, fio storage.FileIO, tablePath string, allowed map[string][]any) *partition.Predicate {
+	t.Helper()
+	s, err := schema.NewManager(fio, tablePath).Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := partition.In(s.PartitionFields(), allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

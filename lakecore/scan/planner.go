@@ -8,30 +8,25 @@
 // and ManifestsReader.java: the manifest lists of the snapshot are read, the
 // manifests that cannot hold a wanted partition are skipped by their
 // partition stats, the rest are read concurrently and their entries merged
-// in list order (paimon-format.md §12).
+// in list order (paimon-format.md §12). Reading and checking manifests is
+// manifest.Reader's; which partitions pass is partition.Predicate's.
 package scan
 
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/parallel"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
-
-// manifestReadParallelism bounds the goroutines that read and decode
-// manifests of one plan (Java's scan.manifest.parallelism defaults to the
-// number of cores; reads are I/O bound on object stores, so a few more).
-const manifestReadParallelism = 8
 
 // Split is the unit of reading: the data files of one partition and bucket.
 type Split struct {
@@ -49,6 +44,11 @@ type Split struct {
 	// DeletionVectors holds, by data file name, the rows deleted from files
 	// of this split (deletion-vectors.enabled tables); nil when none.
 	DeletionVectors map[string]*manifest.DeletionVector
+	// Streaming marks a split of a primary-key table whose files are read
+	// as they are, record by record with their row kinds and without
+	// merging: a delta or changelog plan (Java's DataSplit.isStreaming).
+	// Otherwise the files of a primary-key table's split are merged.
+	Streaming bool
 }
 
 // RowCount returns the number of rows the split reads: the files' row
@@ -88,17 +88,18 @@ type Planner struct {
 	fio       storage.FileIO
 	tablePath string
 	schemas   *schema.Manager
-	manifests *manifest.Decoder
+	manifests *manifest.Reader
 
 	mu         sync.Mutex
 	partFields map[int64][]types.DataField
+	kvRules    map[int64]*keyValueRules // nil value: an append table
 }
 
 // NewPlanner returns the planner of the table at tablePath (relative to
 // fio's root, e.g. "db.db/t").
 func NewPlanner(fio storage.FileIO, tablePath string) *Planner {
-	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), manifests: manifest.NewDecoder(),
-		partFields: map[int64][]types.DataField{}}
+	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), manifests: manifest.NewReader(fio, tablePath, manifest.ReaderOptions{}),
+		partFields: map[int64][]types.DataField{}, kvRules: map[int64]*keyValueRules{}}
 }
 
 // partitionFields returns the partition key fields of schema id. Paimon
@@ -127,15 +128,17 @@ func (p *Planner) partitionFields(ctx context.Context, id int64) ([]types.DataFi
 
 // Full plans the live data files of snap: the entries of its base manifest
 // list, then of its delta list, merged in order by file identity
-// (manifest.MergeEntries, Java's FileEntry.mergeEntries), keeping the ADDs,
-// restricted to the partitions f allows (nil = all). The deletion vectors
-// of the snapshot's index manifest are attached to the splits.
+// (manifest.Reader.LiveEntries, Java's FileEntry.mergeEntries), keeping the
+// ADDs, restricted to the partitions f passes (nil = all). The deletion
+// vectors of the snapshot's index manifest are attached to the splits.
 //
 // Errors name the file: a missing or damaged manifest list or manifest, a
 // manifest whose size or entry counts differ from its manifest list record
-// (cut short), ORC manifests (manifest.ErrUnsupportedFormat: "ORC manifests
-// are not supported"), a file added twice (manifest.ErrDuplicateFile).
-func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
+// (cut short: ErrCorruptTable), ORC manifests (manifest.ErrUnsupportedFormat:
+// "ORC manifests are not supported"), a file added twice
+// (manifest.ErrDuplicateFile), a predicate bound to other partition keys
+// (ErrInvalidFilter).
+func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
 	fields, err := p.partitionFields(ctx, snap.SchemaID)
 	if err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
@@ -144,52 +147,90 @@ func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *Partitio
 	if err != nil {
 		return nil, err
 	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		live = rules.batchEntries(live)
+	}
+	return p.plan(ctx, snap, live, fields)
+}
+
+// streamStart plans the first plan of a streaming read: the live files as
+// Full, with the level filter of a primary-key table's changelog producer
+// instead of the batch rules.
+func (p *Planner) streamStart(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
+	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	live, err := p.liveEntries(ctx, snap, f, fields)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		if live, err = rules.streamStartEntries(live); err != nil {
+			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+		}
+	}
 	return p.plan(ctx, snap, live, fields)
 }
 
 // Delta plans the data files snap added: the ADD entries of its delta
-// manifest list, in manifest order, restricted to the partitions f allows.
+// manifest list, in manifest order, restricted to the partitions f passes.
 // DELETE entries are ignored, as Java's ScanMode.DELTA reads them
 // (SnapshotReaderImpl: plan.files(FileKind.ADD)); for a COMPACT snapshot
 // these are the compaction outputs, which hold rows already read.
-func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) (*Plan, error) {
+func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
+	plan, err := p.added(ctx, snap, manifest.DeltaList(snap), f)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	if rules != nil {
+		markStreaming(plan)
+	}
+	return plan, nil
+}
+
+// added plans the files the ADD entries of one manifest list of snap add,
+// in manifest order, restricted to the partitions f passes.
+func (p *Planner) added(ctx context.Context, snap *snapshot.Snapshot, list manifest.List, f *partition.Predicate) (*Plan, error) {
 	fields, err := p.partitionFields(ctx, snap.SchemaID)
 	if err != nil {
-		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+		return nil, err
 	}
-	m, err := compileFilter(f, fields)
+	if err := f.CheckKeys(fields); err != nil {
+		return nil, err
+	}
+	metas, err := p.manifests.ReadList(ctx, list)
 	if err != nil {
-		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+		return nil, err
 	}
-	metas, err := p.readManifestList(ctx, snap.DeltaManifestList, snap.DeltaManifestListSize)
+	entries, err := p.manifests.Entries(ctx, metas, f)
 	if err != nil {
-		return nil, fmt.Errorf("plan delta of snapshot %d: %w", snap.ID, err)
+		return nil, err
 	}
-	groups, err := p.readManifests(ctx, pruneManifests(metas, m))
-	if err != nil {
-		return nil, fmt.Errorf("plan delta of snapshot %d: %w", snap.ID, err)
-	}
-	var adds []manifest.Entry
-	for _, g := range groups {
-		for i := range g {
-			if g[i].Kind != manifest.FileKindAdd {
-				continue
-			}
-			ok, err := m.matchPartition(g[i].Partition)
-			if err != nil {
-				return nil, fmt.Errorf("plan delta of snapshot %d, file %s: %w: %w", snap.ID, g[i].File.FileName, ErrCorruptTable, err)
-			}
-			if ok {
-				adds = append(adds, g[i])
-			}
+	adds := entries[:0]
+	for i := range entries {
+		if entries[i].Kind == manifest.FileKindAdd {
+			adds = append(adds, entries[i])
 		}
 	}
 	return p.plan(ctx, snap, adds, fields)
 }
 
 // LiveEntries returns the live files of snap as manifest ADD entries in
-// merge order (see Full), restricted to the partitions f allows.
-func (p *Planner) LiveEntries(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter) ([]manifest.Entry, error) {
+// merge order (see Full), restricted to the partitions f passes.
+func (p *Planner) LiveEntries(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) ([]manifest.Entry, error) {
 	fields, err := p.partitionFields(ctx, snap.SchemaID)
 	if err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
@@ -197,155 +238,15 @@ func (p *Planner) LiveEntries(ctx context.Context, snap *snapshot.Snapshot, f *P
 	return p.liveEntries(ctx, snap, f, fields)
 }
 
-func (p *Planner) liveEntries(ctx context.Context, snap *snapshot.Snapshot, f *PartitionFilter, fields []types.DataField) ([]manifest.Entry, error) {
-	m, err := compileFilter(f, fields)
-	if err != nil {
+func (p *Planner) liveEntries(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate, fields []types.DataField) ([]manifest.Entry, error) {
+	if err := f.CheckKeys(fields); err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
-	base, err := p.readManifestList(ctx, snap.BaseManifestList, snap.BaseManifestListSize)
+	live, err := p.manifests.LiveEntries(ctx, snap, f)
 	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
-	}
-	delta, err := p.readManifestList(ctx, snap.DeltaManifestList, snap.DeltaManifestListSize)
-	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
-	}
-	metas := append(pruneManifests(base, m), pruneManifests(delta, m)...)
-	groups, err := p.readManifests(ctx, metas)
-	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d: %w", snap.ID, err)
-	}
-	n := 0
-	for _, g := range groups {
-		n += len(g)
-	}
-	all := make([]manifest.Entry, 0, n)
-	for _, g := range groups {
-		for i := range g {
-			ok, err := m.matchPartition(g[i].Partition)
-			if err != nil {
-				return nil, fmt.Errorf("plan snapshot %d, file %s: %w: %w", snap.ID, g[i].File.FileName, ErrCorruptTable, err)
-			}
-			if ok {
-				all = append(all, g[i])
-			}
-		}
-	}
-	merged, err := manifest.MergeEntries(all)
-	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
-	}
-	// A DELETE left over cancels a file of a manifest no longer listed;
-	// Java's scan drops it (AbstractFileStoreScan.readAndMergeFileEntries
-	// keeps ADDs only).
-	live := merged[:0]
-	for i := range merged {
-		if merged[i].Kind == manifest.FileKindAdd {
-			live = append(live, merged[i])
-		}
+		return nil, fmt.Errorf("plan %w", err)
 	}
 	return live, nil
-}
-
-// pruneManifests drops the manifests whose partition stats exclude every
-// allowed partition; a DELETE and the ADD it cancels share the partition,
-// so dropping both sides together keeps the merge correct.
-func pruneManifests(metas []manifest.FileMeta, m *partitionMatcher) []manifest.FileMeta {
-	if !m.any {
-		return metas
-	}
-	out := metas[:0:0]
-	for i := range metas {
-		if m.mayContain(metas[i].PartitionStats) {
-			out = append(out, metas[i])
-		}
-	}
-	return out
-}
-
-func (p *Planner) manifestPath(name string) string {
-	return manifest.FilePath(p.tablePath, name)
-}
-
-// readManifestList reads a manifest list and checks its size against the
-// snapshot's record of it (Paimon 1.1+), which catches a file cut short.
-func (p *Planner) readManifestList(ctx context.Context, name string, size *int64) ([]manifest.FileMeta, error) {
-	if name == "" {
-		return nil, fmt.Errorf("%w: snapshot names no manifest list", ErrCorruptTable)
-	}
-	fp := p.manifestPath(name)
-	data, err := p.fio.ReadFile(ctx, fp)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest list %s: %w", fp, err)
-	}
-	if size != nil && *size != int64(len(data)) {
-		return nil, fmt.Errorf("read manifest list %s: %w: %d bytes, the snapshot says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), *size)
-	}
-	metas, err := p.manifests.DecodeFileMetas(data)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest list %s: %w", fp, err)
-	}
-	return metas, nil
-}
-
-// readManifests reads and decodes manifests with a bounded pool of
-// goroutines, returning each manifest's entries at its index so that the
-// merge order does not depend on scheduling. On failure the remaining reads
-// are abandoned and the failure that stopped them is reported (which of
-// several failing manifests that is depends on scheduling).
-func (p *Planner) readManifests(ctx context.Context, metas []manifest.FileMeta) ([][]manifest.Entry, error) {
-	out := make([][]manifest.Entry, len(metas))
-	if len(metas) == 0 {
-		return out, nil
-	}
-	err := parallel.ForEach(ctx, manifestReadParallelism, len(metas), func(ctx context.Context, i int) error {
-		var err error
-		out[i], err = p.readManifest(ctx, &metas[i])
-		return err
-	})
-	if err != nil {
-		if err == ctx.Err() {
-			return nil, fmt.Errorf("read manifests of %s: %w", p.tablePath, err)
-		}
-		return nil, err
-	}
-	return out, nil
-}
-
-// readManifest reads one manifest and checks it against its manifest list
-// record: Java reads exactly FileSize bytes, and the entry counts were
-// computed from the entries written, so a difference means the file was cut
-// short (possibly at an Avro block boundary, which would otherwise decode
-// as a shorter valid file) or replaced.
-func (p *Planner) readManifest(ctx context.Context, meta *manifest.FileMeta) ([]manifest.Entry, error) {
-	fp := p.manifestPath(meta.FileName)
-	data, err := p.fio.ReadFile(ctx, fp)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
-	}
-	if int64(len(data)) != meta.FileSize {
-		if _, derr := p.manifests.DecodeEntries(data); errors.Is(derr, manifest.ErrUnsupportedFormat) {
-			return nil, fmt.Errorf("read manifest %s: %w", fp, derr)
-		}
-		return nil, fmt.Errorf("read manifest %s: %w: %d bytes, the manifest list says %d (cut short or replaced)", fp, ErrCorruptTable, len(data), meta.FileSize)
-	}
-	entries, err := p.manifests.DecodeEntries(data)
-	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", fp, err)
-	}
-	var adds, deletes int64
-	for i := range entries {
-		if entries[i].Kind == manifest.FileKindAdd {
-			adds++
-		} else {
-			deletes++
-		}
-	}
-	if adds != meta.NumAddedFiles || deletes != meta.NumDeletedFiles {
-		return nil, fmt.Errorf("read manifest %s: %w: %d ADD and %d DELETE entries, the manifest list says %d and %d",
-			fp, ErrCorruptTable, adds, deletes, meta.NumAddedFiles, meta.NumDeletedFiles)
-	}
-	return entries, nil
 }
 
 // plan groups entries into splits per (partition, bucket) in order of first
@@ -413,7 +314,7 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 		splits[si].Files = fs
 	}
 	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
-		dvs, err := p.manifests.ReadDeletionVectors(ctx, p.fio, p.tablePath, *snap.IndexManifest)
+		dvs, err := p.manifests.ReadDeletionVectors(ctx, *snap.IndexManifest)
 		if err != nil {
 			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -100,7 +101,7 @@ func TestPlannerFixtureFixedBucket(t *testing.T) {
 		{"f1 IS NULL", []any{nil}, nil, 0},
 		{"empty IN list", []any{}, nil, 0},
 	} {
-		f := &scan.PartitionFilter{Allowed: map[string][]any{"f1": c.allowed}}
+		f := partitionIn(t, fio, fixedBucketTable, map[string][]any{"f1": c.allowed})
 		plan, err := p.Full(bg, snap4, f)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -114,19 +115,33 @@ func TestPlannerFixtureFixedBucket(t *testing.T) {
 			t.Errorf("%s: %d rows in partitions %v, want %d in %v", c.name, plan.RowCount(), parts, c.rows, c.parts)
 		}
 	}
-	for name, f := range map[string]*scan.PartitionFilter{
-		"unknown key":     {Allowed: map[string][]any{"f2": {int32(1)}}},
-		"wrong type":      {Allowed: map[string][]any{"f1": {"10"}}},
-		"out of range":    {Allowed: map[string][]any{"f1": {int64(1) << 40}}},
-		"keys disagree":   {Keys: []types.DataField{{Name: "f9", Type: types.IntType()}}, Allowed: map[string][]any{"f9": {int32(1)}}},
-		"keys wrong type": {Keys: []types.DataField{{Name: "f1", Type: types.BigIntType()}}, Allowed: map[string][]any{"f1": {int64(1)}}},
+	keys := []types.DataField{{Name: "f1", Type: types.IntType().NotNull()}}
+	for name, allowed := range map[string]map[string][]any{
+		"unknown key":  {"f2": {int32(1)}},
+		"wrong type":   {"f1": {"10"}},
+		"out of range": {"f1": {int64(1) << 40}},
 	} {
+		if _, err := partition.In(keys, allowed); !errors.Is(err, scan.ErrInvalidFilter) {
+			t.Errorf("%s: %v, want ErrInvalidFilter", name, err)
+		}
+	}
+	for name, keys := range map[string][]types.DataField{
+		"keys disagree":   {{Name: "f9", Type: types.IntType()}},
+		"keys wrong type": {{Name: "f1", Type: types.BigIntType()}},
+	} {
+		f, err := partition.In(keys, map[string][]any{keys[0].Name: {int64(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := p.Full(bg, snap4, f); !errors.Is(err, scan.ErrInvalidFilter) {
 			t.Errorf("%s: %v, want ErrInvalidFilter", name, err)
 		}
 	}
-	if _, err := p.Full(bg, snap4, &scan.PartitionFilter{Keys: []types.DataField{{Name: "f1", Type: types.IntType().NotNull()}},
-		Allowed: map[string][]any{"f1": {int32(10)}}}); err != nil {
+	f, err := partition.In(keys, map[string][]any{"f1": {int32(10)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Full(bg, snap4, f); err != nil {
 		t.Errorf("filter with the table's keys: %v", err)
 	}
 }
@@ -242,7 +257,7 @@ func TestPlannerPartitionPruning(t *testing.T) {
 		}
 	}
 	p := scan.NewPlanner(fio, tb.Path)
-	plan, err := p.Full(bg, s, &scan.PartitionFilter{Allowed: map[string][]any{"p": {"b"}}})
+	plan, err := p.Full(bg, s, partitionIn(t, fio, tb.Path, map[string][]any{"p": {"b"}}))
 	if err != nil {
 		t.Fatalf("filtered plan read a pruned manifest: %v", err)
 	}

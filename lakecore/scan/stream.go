@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
@@ -67,7 +68,7 @@ type StreamOptions struct {
 	// OnExpired is OnExpiredError ("" too) or OnExpiredEarliest.
 	OnExpired string
 	// Filter restricts every plan to some partitions; nil reads all.
-	Filter *PartitionFilter
+	Filter *partition.Predicate
 	// Bounded ends the stream (ErrEndOfScan) after the latest snapshot that
 	// existed when the scanner started.
 	Bounded bool
@@ -146,7 +147,7 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 	}
 	if s.full != nil {
 		snap := s.full
-		plan, err := s.planner.Full(ctx, snap, s.o.Filter)
+		plan, err := s.planner.streamStart(ctx, snap, s.o.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +166,21 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 		return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
 	}
 	sp := &StreamPlan{Snapshot: snap, NextSnapshot: snap.ID + 1, ExpiredFrom: s.jumpedAt}
-	if s.scans(snap.CommitKind) {
+	rules, err := s.planner.keyValueRules(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: snapshot %d: %w", s.tablePath, snap.ID, err)
+	}
+	switch {
+	case rules.readsChangelog():
+		// ChangelogFollowUpScanner: every snapshot with a changelog,
+		// whatever its kind (lookup and full-compaction changelogs come
+		// with COMPACT snapshots).
+		plan, err := s.planner.Changelog(ctx, snap, s.o.Filter)
+		if err != nil {
+			return nil, err
+		}
+		sp.Splits = plan.Splits
+	case s.scans(snap.CommitKind):
 		plan, err := s.planner.Delta(ctx, snap, s.o.Filter)
 		if err != nil {
 			return nil, err

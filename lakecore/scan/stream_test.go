@@ -89,8 +89,8 @@ func TestStreamModesFixture(t *testing.T) {
 		{"bounded from-snapshot", scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 3, Bounded: true}, "D3:1 D4:0 END"},
 		{"bounded latest", scan.StreamOptions{Mode: scan.ModeLatest, Bounded: true}, "END"},
 		{"filter f1=20", scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 1,
-			Filter: &scan.PartitionFilter{Allowed: map[string][]any{"f1": {int32(20)}}}}, "D1:1 D2:1 D3:0 D4:0 -"},
-		{"filter on a full plan", scan.StreamOptions{Filter: &scan.PartitionFilter{Allowed: map[string][]any{"f1": {int32(10)}}}}, "F4:6 -"},
+			Filter: partitionIn(t, fio, fixedBucketTable, map[string][]any{"f1": {int32(20)}})}, "D1:1 D2:1 D3:0 D4:0 -"},
+		{"filter on a full plan", scan.StreamOptions{Filter: partitionIn(t, fio, fixedBucketTable, map[string][]any{"f1": {int32(10)}})}, "F4:6 -"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := scan.NewStreamScanner(fio, fixedBucketTable, c.o)

@@ -32,8 +32,9 @@ var (
 	// options are part of the schema.
 	ErrInvalidOption = fmt.Errorf("%w: invalid table option", ErrInvalidSchema)
 
-	// ErrPrimaryKeyTable is returned (wrapped) by Validate for a table with
-	// primary keys: lakecore reads and writes append tables only.
+	// ErrPrimaryKeyTable is wrapped for an operation lakecore does not
+	// support on a table with primary keys (lakecore reads them; writing
+	// and maintaining them is partial).
 	ErrPrimaryKeyTable = errors.New("primary-key tables are not supported")
 
 	// ErrUnsupported is returned (wrapped) by CheckWritable and CheckReadable

@@ -17,7 +17,9 @@ var systemFieldNames = []string{"_SEQUENCE_NUMBER", "_VALUE_KIND", "_LEVEL", "ro
 // apache/paimon paimon-core/src/main/java/org/apache/paimon/schema/), for the
 // rules that concern append tables:
 //
-//   - primary keys make it a primary-key table: ErrPrimaryKeyTable;
+//   - primary keys name distinct top-level fields of atomic, NOT NULL type
+//     and are not all partition keys; the bucket key of a primary-key
+//     table is a subset of the primary key;
 //   - field names are non-blank and unique within each row, field ids are
 //     unique across the whole tree (nested ROW fields included) and not above
 //     HighestFieldID, and no top-level field uses a system name
@@ -39,9 +41,6 @@ var systemFieldNames = []string{"_SEQUENCE_NUMBER", "_VALUE_KIND", "_LEVEL", "ro
 //
 // Errors wrap ErrInvalidSchema (option problems wrap ErrInvalidOption).
 func (s *TableSchema) Validate() error {
-	if len(s.PrimaryKeys) > 0 {
-		return fmt.Errorf("schema %d: %w (primary keys %v)", s.ID, ErrPrimaryKeyTable, s.PrimaryKeys)
-	}
 	if err := s.validate(); err != nil {
 		return fmt.Errorf("schema %d: %w", s.ID, err)
 	}
@@ -82,6 +81,9 @@ func (s *TableSchema) validate() error {
 		seen[k] = true
 	}
 	o := s.Opts()
+	if err := s.validatePrimaryKeys(o); err != nil {
+		return err
+	}
 	if err := s.validateBucket(o); err != nil {
 		return err
 	}
@@ -115,6 +117,43 @@ func (s *TableSchema) validate() error {
 	return nil
 }
 
+// validatePrimaryKeys follows TableSchema's constructor and
+// SchemaValidation for the primary keys (paimon-pk.md §1.1, §3.1).
+func (s *TableSchema) validatePrimaryKeys(o Options) error {
+	if len(s.PrimaryKeys) == 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	trimmed := 0
+	for _, k := range s.PrimaryKeys {
+		i := types.FieldByName(s.Fields, k)
+		if i < 0 {
+			return fmt.Errorf("%w: primary key %q is not a field (fields %v)", ErrInvalidSchema, k, s.FieldNames())
+		}
+		if seen[k] {
+			return fmt.Errorf("%w: primary key %q is listed twice", ErrInvalidSchema, k)
+		}
+		seen[k] = true
+		if t := s.Fields[i].Type; t.IsNested() {
+			return fmt.Errorf("%w: primary key %q has nested type %s", ErrInvalidSchema, k, t)
+		} else if t.Nullable {
+			return fmt.Errorf("%w: primary key %q must be NOT NULL", ErrInvalidSchema, k)
+		}
+		if !slices.Contains(s.PartitionKeys, k) {
+			trimmed++
+		}
+	}
+	if trimmed == 0 {
+		return fmt.Errorf("%w: primary key constraint %v should not be same with partition fields %v", ErrInvalidSchema, s.PrimaryKeys, s.PartitionKeys)
+	}
+	for _, k := range o.BucketKey() {
+		if !slices.Contains(s.PrimaryKeys, k) {
+			return fmt.Errorf("%w: primary keys %v should contain all bucket keys %v", ErrInvalidOption, s.PrimaryKeys, o.BucketKey())
+		}
+	}
+	return nil
+}
+
 // validateBucket follows SchemaValidation.validateBucket and
 // TableSchema.originalBucketKeys for a table without primary keys.
 func (s *TableSchema) validateBucket(o Options) error {
@@ -137,10 +176,11 @@ func (s *TableSchema) validateBucket(o Options) error {
 		if _, ok := o[OptBucketKey]; ok {
 			return fmt.Errorf("%w: cannot define 'bucket-key' with bucket = -1; remove 'bucket-key' or set a bucket number", ErrInvalidOption)
 		}
+	case bucket == -2 && len(s.PrimaryKeys) > 0: // postpone bucket
 	case bucket < 1:
 		return fmt.Errorf("%w: the number of buckets needs to be greater than 0 (or -1), got %d", ErrInvalidOption, bucket)
 	default:
-		if len(keys) == 0 {
+		if len(keys) == 0 && len(s.PrimaryKeys) == 0 {
 			return fmt.Errorf("%w: define a 'bucket-key' for a bucketed append table (bucket = %d)", ErrInvalidOption, bucket)
 		}
 		for _, k := range keys {

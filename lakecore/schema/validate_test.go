@@ -18,6 +18,12 @@ func TestValidate(t *testing.T) {
 			field("arr", "ARRAY<INT>"), field("r", "ROW<x INT, y ROW<z INT>>"),
 		}, partitions, opts, nil)
 	}
+	pkBase := func(opts map[string]string) *schema.TableSchema {
+		s := base(opts)
+		s.PrimaryKeys = []string{"a"}
+		s.Fields[0].Type = s.Fields[0].Type.NotNull()
+		return s
+	}
 	for _, tc := range []struct {
 		name string
 		s    *schema.TableSchema
@@ -47,7 +53,22 @@ func TestValidate(t *testing.T) {
 		{"row tracking with buckets", base(map[string]string{"row-tracking.enabled": "true", "bucket": "2", "bucket-key": "a"}), schema.ErrInvalidOption},
 		{"bad stats mode (only CheckWritable cares)", base(map[string]string{"metadata.stats-mode": "truncate"}), nil},
 		{"bad row-tracking flag", base(map[string]string{"row-tracking.enabled": "yes"}), schema.ErrInvalidOption},
-		{"primary keys", func() *schema.TableSchema { s := base(nil); s.PrimaryKeys = []string{"a"}; return s }(), schema.ErrPrimaryKeyTable}, // lakecore-only
+		{"primary key", func() *schema.TableSchema { s := pkBase(nil); return s }(), nil},
+		{"nullable primary key", func() *schema.TableSchema {
+			s := pkBase(nil)
+			s.Fields[0].Type = s.Fields[0].Type.WithNullable(true)
+			return s
+		}(), schema.ErrInvalidSchema}, // lakecore-only: Java makes it NOT NULL when it builds the schema
+		{"unknown primary key", func() *schema.TableSchema { s := pkBase(nil); s.PrimaryKeys = []string{"zz"}; return s }(), schema.ErrInvalidSchema},
+		{"primary key twice", func() *schema.TableSchema { s := pkBase(nil); s.PrimaryKeys = []string{"a", "a"}; return s }(), schema.ErrInvalidSchema},
+		{"primary key all partition keys", func() *schema.TableSchema {
+			s := pkBase(nil)
+			s.PartitionKeys = []string{"a"}
+			return s
+		}(), schema.ErrInvalidSchema},
+		{"primary key with fixed bucket and no bucket-key", pkBase(map[string]string{"bucket": "4"}), nil},
+		{"bucket key outside the primary key", pkBase(map[string]string{"bucket": "4", "bucket-key": "b"}), schema.ErrInvalidOption},
+		{"postpone bucket with a primary key", pkBase(map[string]string{"bucket": "-2"}), nil},
 		{"duplicate name", func() *schema.TableSchema { s := base(nil); s.Fields[1].Name = "a"; return s }(), schema.ErrInvalidSchema},
 		{"blank name", func() *schema.TableSchema { s := base(nil); s.Fields[1].Name = " "; return s }(), schema.ErrInvalidSchema},
 		{"duplicate id", func() *schema.TableSchema { s := base(nil); s.Fields[1].ID = 0; return s }(), schema.ErrInvalidSchema},                   // lakecore-only

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/memfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
@@ -24,14 +25,14 @@ type factory func(t *testing.T) storage.FileIO
 
 // TestConformance runs the FileIO contract against every implementation:
 // Local, S3 on a real server (under a prefix and at the bucket root) and
-// a Faulty without rules (which must be transparent) and memfs in both
+// a faultfs.FS without rules (which must be transparent) and memfs in both
 // of its durability models.
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return newLocal(t) })
 	})
 	t.Run("faulty-local", func(t *testing.T) {
-		conformance(t, func(t *testing.T) storage.FileIO { return storage.NewFaulty(newLocal(t), 1) })
+		conformance(t, func(t *testing.T) storage.FileIO { return faultfs.New(newLocal(t), 1) })
 	})
 	for _, m := range []memfs.Model{memfs.LocalDisk, memfs.ObjectStore} {
 		t.Run("memfs-"+m.String(), func(t *testing.T) {

@@ -31,6 +31,3 @@ var ErrUnsupportedScheme = errors.New("unsupported storage scheme")
 
 // ErrClosed is wrapped when a Writer is used after Close or Abort.
 var ErrClosed = errors.New("writer already closed")
-
-// ErrInjected is wrapped by every error a [Faulty] injects.
-var ErrInjected = errors.New("injected fault")

@@ -1,7 +1,9 @@
 // Package storage is the single seam through which lakecore touches files:
 // a small FileIO interface with a local-disk ([Local]) and an S3 ([S3])
-// implementation chosen by the warehouse URI's scheme ([Open]), and a
-// fault-injecting wrapper for tests ([Faulty]).
+// implementation chosen by the warehouse URI's scheme ([Open]). Test
+// machinery lives beside it, not in it: package storage/faultfs wraps any
+// FileIO to inject faults, and storage/memfs is an in-memory FileIO that
+// simulates crashes (unsynced changes lost) at every mutating step.
 //
 // Paths are slash-separated and relative to the FileIO's root (the
 // warehouse), for example "default.db/t/snapshot/snapshot-1". They never
@@ -153,5 +155,4 @@ func ListVersioned(ctx context.Context, fio FileIO, dir, prefix string) ([]int64
 var (
 	_ FileIO = (*Local)(nil)
 	_ FileIO = (*S3)(nil)
-	_ FileIO = (*Faulty)(nil)
 )

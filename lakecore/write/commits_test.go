@@ -1,19 +1,14 @@
 package write_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -29,31 +24,9 @@ const (
 
 // TestTwentyCommits writes 20 commits of several partitions each and checks
 // the snapshot chain, record counts, the manifests' Avro schemas and the
-// rows read back.
+// rows read back (TestJavaReadsTwentyCommits has Java read them).
 func TestTwentyCommits(t *testing.T) {
-	// merge-min-count 5: Java also reads manifests merged by the committer.
-	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("p", types.StringType()), f("v", types.DoubleType())},
-		[]string{"p"}, map[string]string{"manifest.merge-min-count": "5"})
-	var all [][]any
-	var total int64
-	for c := int64(1); c <= 20; c++ {
-		var rows [][]any
-		parts := 2 + int(c%4)
-		for i := 0; i < parts*5; i++ {
-			id := c*1000 + int64(i)
-			rows = append(rows, []any{id, fmt.Sprintf("part-%d", i%parts), float64(id) / 3})
-		}
-		msgs, s := tt.writeCommit(c, rows)
-		total += int64(len(rows))
-		all = append(all, rows...)
-		if len(msgs) != parts {
-			t.Fatalf("commit %d: %d messages for %d partitions", c, len(msgs), parts)
-		}
-		if s.ID != c || s.CommitIdentifier != c || s.CommitKind != snapshot.CommitAppend || *s.TotalRecordCount != total ||
-			*s.DeltaRecordCount != int64(len(rows)) || s.SchemaID != 0 || s.Version != 3 || s.NextRowID == nil || *s.NextRowID != 0 {
-			t.Fatalf("commit %d: snapshot %+v", c, s)
-		}
-	}
+	tt, all := twentyCommits(t)
 	ctx := context.Background()
 	ids, err := tt.tb.Snapshots().ListIDs(ctx)
 	if err != nil {
@@ -104,12 +77,36 @@ func TestTwentyCommits(t *testing.T) {
 			}
 		}
 	}
-	javaReadCheck(t, tt.dir, []javaQuery{
-		{filter: "", want: len(all)},
-		{filter: "p = 'part-3'", want: countWhere(all, func(r []any) bool { return r[1] == "part-3" })},
-		{filter: "id >= 15000", want: countWhere(all, func(r []any) bool { return r[0].(int64) >= 15000 }), extra: true},
-		{filter: "v < 100.5", want: countWhere(all, func(r []any) bool { return r[2].(float64) < 100.5 }), extra: true},
-	})
+}
+
+// twentyCommits writes 20 commits of several partitions each into a new
+// table, checking each commit's snapshot, and returns the table and its rows.
+func twentyCommits(t *testing.T) (*testTable, [][]any) {
+	t.Helper()
+	// merge-min-count 5: Java also reads manifests merged by the committer.
+	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("p", types.StringType()), f("v", types.DoubleType())},
+		[]string{"p"}, map[string]string{"manifest.merge-min-count": "5"})
+	var all [][]any
+	var total int64
+	for c := int64(1); c <= 20; c++ {
+		var rows [][]any
+		parts := 2 + int(c%4)
+		for i := 0; i < parts*5; i++ {
+			id := c*1000 + int64(i)
+			rows = append(rows, []any{id, fmt.Sprintf("part-%d", i%parts), float64(id) / 3})
+		}
+		msgs, s := tt.writeCommit(c, rows)
+		total += int64(len(rows))
+		all = append(all, rows...)
+		if len(msgs) != parts {
+			t.Fatalf("commit %d: %d messages for %d partitions", c, len(msgs), parts)
+		}
+		if s.ID != c || s.CommitIdentifier != c || s.CommitKind != snapshot.CommitAppend || *s.TotalRecordCount != total ||
+			*s.DeltaRecordCount != int64(len(rows)) || s.SchemaID != 0 || s.Version != 3 || s.NextRowID == nil || *s.NextRowID != 0 {
+			t.Fatalf("commit %d: snapshot %+v", c, s)
+		}
+	}
+	return tt, all
 }
 
 func countWhere(rows [][]any, pred func([]any) bool) int {
@@ -165,126 +162,22 @@ func avroSchema(t *testing.T, data []byte) string {
 	return ""
 }
 
-type javaQuery struct {
-	filter string
-	want   int
-	// extra queries run only with BP_JAVA_ORACLE=full.
-	extra bool
+// TestCompactAndOverwrite reads a table after a COMPACT snapshot (DELETE
+// entries, the rows of two partitions rewritten) and an OVERWRITE of one
+// partition (TestJavaReadsCompactAndOverwrite has Java read it).
+func TestCompactAndOverwrite(t *testing.T) {
+	tt, kept := compactAndOverwrite(t)
+	got := tt.readAll()
+	sortByID(got)
+	sortByID(kept)
+	assertRows(t, got, kept)
 }
 
-// javaReadCheck reads the table db.t of warehouse dir with Java Paimon 1.4
-// and 2.0 (tests/interop, when built) and checks the row count of each
-// query; BP_JAVA_ORACLE=full runs the filters on 2.0 too. A filter that Java answers with fewer rows would mean stats that
-// make Java skip files wrongly.
-func javaReadCheck(t *testing.T, warehouse string, queries []javaQuery) {
+// compactAndOverwrite writes 4 commits into a new table, compacts partitions
+// 0 and 1 and overwrites partition 2, checking the snapshots, and returns the
+// table and the rows it holds.
+func compactAndOverwrite(t *testing.T) (*testTable, [][]any) {
 	t.Helper()
-	if testing.Short() {
-		return
-	}
-	bin := javaOracle(t)
-	if bin == "" {
-		return
-	}
-	full := os.Getenv("BP_JAVA_ORACLE") == "full"
-	for _, line := range []string{"paimon1", "paimon2"} {
-		for _, q := range queries {
-			// Each query starts a JVM (about 5 s): by default Paimon 2.0
-			// reads only the whole table.
-			if (q.extra || line == "paimon2" && q.filter != "") && !full {
-				continue
-			}
-			args := []string{line, "read", "--warehouse", warehouse, "--database", "db", "--table", "t"}
-			if q.filter != "" {
-				args = append(args, "--filter", q.filter)
-			}
-			cmd := exec.Command(bin, args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				if msg := stderr.String(); strings.Contains(msg, "is not built") || strings.Contains(msg, "NoClassDefFoundError") ||
-					strings.Contains(msg, "ClassNotFoundException") {
-					t.Logf("java oracle %s unusable (%s); skipped", line, strings.TrimSpace(msg))
-					break
-				}
-				t.Fatalf("java %s read %q: %v: %s", line, q.filter, err, stderr.String())
-			}
-			n := 0
-			sc := bufio.NewScanner(bytes.NewReader(out))
-			sc.Buffer(make([]byte, 1<<20), 1<<26)
-			for sc.Scan() {
-				var row map[string]any
-				if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-					t.Fatalf("java %s output: %v", line, err)
-				}
-				n++
-			}
-			if n != q.want {
-				t.Errorf("java %s read %q: %d rows, want %d", line, q.filter, n, q.want)
-			}
-		}
-	}
-}
-
-// javaOracle returns tests/interop/bin/paimon-java when Java and the built
-// oracle are there, else "" (logged).
-func javaOracle(t *testing.T) string {
-	t.Helper()
-	dir, err := fixturetest.RepoRoot()
-	if err != nil {
-		t.Log(err)
-		return ""
-	}
-	bin := filepath.Join(dir, "tests/interop/bin/paimon-java")
-	jar := filepath.Join(dir, "tests/interop/java/target/paimon1/paimon-interop.jar")
-	if _, err := os.Stat(jar); err != nil {
-		t.Logf("java oracle not built (run tests/interop/setup.sh); Java read check skipped")
-		return ""
-	}
-	if _, err := exec.LookPath("java"); err != nil {
-		t.Logf("no java on PATH; Java read check skipped")
-		return ""
-	}
-	return bin
-}
-
-// TestJavaReadsAllTypes has Java Paimon read a table of every type with
-// filters on the stats-bearing columns.
-func TestJavaReadsAllTypes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the JVM")
-	}
-	fields := allTypes()
-	fields = append(fields, f("p", types.IntType()))
-	tt := newTestTable(t, fields, []string{"p"}, nil)
-	var rows [][]any
-	for id := int64(1); id <= 40; id++ {
-		rows = append(rows, append(allTypesRow(id), int32(id%3)))
-	}
-	rows = append(rows, append(nullRow(41, len(fields)-1), nil))
-	tt.writeCommit(1, rows[:20])
-	tt.writeCommit(2, rows[20:])
-	javaReadCheck(t, tt.dir, []javaQuery{
-		{filter: "", want: len(rows)},
-		{filter: "id > 30", want: 11},
-		{filter: "i <= -1999999990", want: 10, extra: true},
-		{filter: "s = '" + strings.Repeat("ü", 5) + "long string value'", want: 1},
-		{filter: "d9 > 1234590.00", want: countWhere(rows, func(r []any) bool { return r[0].(int64) >= 23 && r[0].(int64) <= 40 })},
-		{filter: "dt >= '2024-06-28'", want: countWhere(rows, func(r []any) bool { d, ok := r[14].(types.Date); return ok && d >= 19902 }), extra: true},
-		{filter: "ts3 < '2024-05-29T16:26:40.130'", want: countWhere(rows, func(r []any) bool {
-			ts, ok := r[17].(types.Timestamp)
-			return ok && ts.Millis < 1717000000130
-		})},
-		{filter: "p = 1", want: 14, extra: true},
-		{filter: "p IS NULL", want: 1, extra: true},
-		{filter: "b IS NULL", want: 1, extra: true},
-	})
-}
-
-// TestJavaReadsCompactAndOverwrite has Java read a table after a COMPACT
-// snapshot (DELETE entries, the rows of two partitions rewritten) and an
-// OVERWRITE of one partition.
-func TestJavaReadsCompactAndOverwrite(t *testing.T) {
 	tt := newTestTable(t, []types.DataField{f("id", types.BigIntType()), f("p", types.IntType())}, []string{"p"},
 		map[string]string{"manifest.merge-min-count": "3"})
 	var rows [][]any
@@ -359,14 +252,7 @@ func TestJavaReadsCompactAndOverwrite(t *testing.T) {
 	if s, err = c.Overwrite(ctx, 6, commit.PartitionsOf(om), om); err != nil || s.CommitKind != snapshot.CommitOverwrite {
 		t.Fatalf("overwrite: %+v %v", s, err)
 	}
-	got := tt.readAll()
-	sortByID(got)
-	sortByID(kept)
-	assertRows(t, got, kept)
-	javaReadCheck(t, tt.dir, []javaQuery{
-		{filter: "", want: len(kept)},
-		{filter: "p = 2", want: 3},
-	})
+	return tt, kept
 }
 
 // TestAddColumns evolves the schema through the facade: files written

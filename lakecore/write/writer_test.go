@@ -390,7 +390,8 @@ func TestFixedBucket(t *testing.T) {
 					t.Fatal(err)
 				}
 				for {
-					batch, _, err := it.Next(ctx)
+					next, err := it.Next(ctx)
+					batch := next.Rows
 					if err != nil {
 						break
 					}

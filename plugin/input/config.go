@@ -20,6 +20,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -101,9 +102,10 @@ type Config struct {
 	ConsumerID string
 	// Bounded ends the input after the latest snapshot that existed at start.
 	Bounded bool
-	// PartitionFilter selects partitions; empty reads all. Bind it to the
-	// table's partition keys at Connect.
-	PartitionFilter PartitionFilter
+	// PartitionFilter selects partitions (partition.ParseConfig gives the
+	// syntax); empty reads all. It is bound to the table's partition keys
+	// at Connect.
+	PartitionFilter partition.Filter
 	// Columns is the projection, in the order given; empty means all
 	// columns in schema order.
 	Columns []string
@@ -177,6 +179,11 @@ Every message carries the metadata ` + "`paimon_snapshot_id`" + ` (the snapshot 
 ` + "`paimon_commit_kind`" + `, ` + "`paimon_commit_time`" + ` (the snapshot's commit time, RFC 3339 in UTC),
 ` + "`paimon_partition`" + ` (` + "`k1=v1/k2=v2`" + `, empty when unpartitioned), ` + "`paimon_bucket`" + `,
 ` + "`paimon_file`" + ` (the data file's name) and ` + "`paimon_row`" + ` (the row's position in that file, from 0).
+On primary-key tables rows are merged by key as Java Paimon merges them: a full scan emits the merged
+rows (` + "`paimon_file`" + ` empty, ` + "`paimon_row`" + ` counting them within the bucket), and later snapshots
+their changes (the delta files with ` + "`changelog-producer: none`" + `, the changelog files otherwise),
+each with ` + "`paimon_row_kind`" + ` (` + "`+I`" + `, ` + "`-U`" + `, ` + "`+U`" + `, ` + "`-D`" + `) and ` + "`operation`" + `
+(` + "`insert`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `, ` + "`delete`" + `, the names Benthos CDC inputs use).
 Rows of one bucket arrive in the order they were written.
 
 == Partition filter
@@ -408,7 +415,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		if err != nil {
 			return c, err
 		}
-		if c.PartitionFilter, err = ParsePartitionFilter(raw); err != nil {
+		if c.PartitionFilter, err = partition.ParseConfig(fieldPartitionFilter, raw); err != nil {
 			return c, err
 		}
 	}

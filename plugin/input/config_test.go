@@ -13,6 +13,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/spectest"
 	"github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -82,7 +83,7 @@ auto_replay_nacks: false
 	if !reflect.DeepEqual(c.Columns, []string{"id", "amount"}) {
 		t.Errorf("columns %v", c.Columns)
 	}
-	wantFilter := PartitionFilter{Alternatives: []PartitionConjunction{
+	wantFilter := partition.Filter{Source: "partition_filter", Alternatives: []partition.Conjunction{
 		{{Key: "dt", Values: []any{"2024-05-30"}}, {Key: "region", Values: []any{"eu", "us"}}},
 		{{Key: "dt", Values: []any{"2024-05-31"}}},
 	}}

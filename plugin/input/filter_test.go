@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -11,13 +12,13 @@ func partitionKeys() []types.DataField {
 	return types.MustParse("ROW<dt DATE, region STRING, shard INT NOT NULL, amount DECIMAL(5, 2)>").Fields
 }
 
-func bindFilter(t *testing.T, yaml string) *BoundPartitionFilter {
+func bindFilter(t *testing.T, yaml string) *partition.Predicate {
 	t.Helper()
 	c, err := parse(t, "warehouse: /lake\ntable: t\npartition_filter:\n"+yaml)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := c.PartitionFilter.Bind(partitionKeys())
+	b, err := bindPartitionFilter(c.PartitionFilter, partitionKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +55,11 @@ func TestPartitionFilterMatch(t *testing.T) {
 			}
 		}
 	}
-	var none *BoundPartitionFilter
-	if !none.Match(eu) || none.Alternatives() != nil {
+	var none *partition.Predicate
+	if !none.Match(eu) || !none.MatchesAll() {
 		t.Error("nil filter must match everything")
 	}
-	if b, err := (PartitionFilter{}).Bind(partitionKeys()); b != nil || err != nil {
+	if b, err := bindPartitionFilter(partition.Filter{}, partitionKeys()); b != nil || err != nil {
 		t.Errorf("empty filter binds to %v, %v", b, err)
 	}
 }
@@ -80,7 +81,7 @@ func TestPartitionFilterBindErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.PartitionFilter.Bind(tc.keys)
+		_, err = bindPartitionFilter(c.PartitionFilter, tc.keys)
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s  error %v, want %q", tc.filter, err, tc.err)
 		}

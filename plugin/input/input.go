@@ -173,7 +173,7 @@ func (in *Input) Connect(ctx context.Context) error {
 		return fmt.Errorf("paimon input: %w", err)
 	}
 	s := tbl.Schema()
-	bound, err := c.PartitionFilter.Bind(s.PartitionFields())
+	filter, err := bindPartitionFilter(c.PartitionFilter, s.PartitionFields())
 	if err != nil {
 		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 	}
@@ -193,7 +193,7 @@ func (in *Input) Connect(ctx context.Context) error {
 		SnapshotID:      c.ScanSnapshotID,
 		ReadOverwrite:   c.ReadOverwrite,
 		OnExpired:       string(c.OnExpired),
-		Filter:          scanFilter(bound, s.PartitionFields()),
+		Filter:          filter,
 		Bounded:         c.Bounded,
 	}
 	var consumer *consumerWriter
@@ -215,7 +215,7 @@ func (in *Input) Connect(ctx context.Context) error {
 		}
 		consumer = newConsumerWriter(tbl.Consumers(), c.ConsumerID, start, in.log, in.m)
 	}
-	r, err := newSnapshotReader(in, tbl, tbl.NewStreamScan(o), bound, projection)
+	r, err := newSnapshotReader(in, tbl, tbl.NewStreamScan(o), projection)
 	if err != nil {
 		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 	}
@@ -224,42 +224,6 @@ func (in *Input) Connect(ctx context.Context) error {
 	in.reader = r
 	r.start(in.tracker)
 	return nil
-}
-
-// scanFilter turns the bound filter into the planner's filter, which prunes
-// manifests and files: one conjunction maps exactly; for a disjunction it
-// is the union of the alternatives (a key any alternative leaves open stays
-// open), and the reader drops the splits the exact filter rejects.
-func scanFilter(b *BoundPartitionFilter, keys []types.DataField) *scan.PartitionFilter {
-	alts := b.Alternatives()
-	if len(alts) == 0 {
-		return nil
-	}
-	allowed := map[string][]any{}
-	for i, k := range keys {
-		var vals []any
-		open := false
-		for _, conj := range alts {
-			constrained := false
-			for _, cond := range conj {
-				if cond.Index == i {
-					constrained = true
-					vals = append(vals, cond.Values...)
-				}
-			}
-			if !constrained {
-				open = true
-				break
-			}
-		}
-		if !open {
-			allowed[k.Name] = vals
-		}
-	}
-	if len(allowed) == 0 {
-		return nil
-	}
-	return &scan.PartitionFilter{Keys: keys, Allowed: allowed}
 }
 
 // ReadBatch returns the next batch of rows: one structured message per row

@@ -165,7 +165,8 @@ func tableReadOnce(b *testing.B, wh string) int {
 				b.Fatal(err)
 			}
 			for {
-				batch, _, err := it.Next(ctx)
+				next, err := it.Next(ctx)
+				batch := next.Rows
 				if errors.Is(err, io.EOF) {
 					break
 				}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -194,4 +195,15 @@ func appendDigits(b []byte, v int64, width int) []byte {
 		width--
 	}
 	return append(b, tmp[i:]...)
+}
+
+// operations are the row kinds as Benthos CDC inputs name operations.
+var operations = [...]string{kv.Insert: "insert", kv.UpdateBefore: "update_before", kv.UpdateAfter: "update_after", kv.Delete: "delete"}
+
+// setRowKind sets the row-kind metadata of a primary-key table's row.
+func setRowKind(msg *service.Message, k kv.RowKind) {
+	msg.MetaSetMut(rowconv.MetaRowKind, k.String())
+	if k.Valid() {
+		msg.MetaSetMut(rowconv.MetaOperation, operations[k])
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -43,6 +44,7 @@ const maxRetryWait = 30 * time.Second
 type renderJob struct {
 	build        *messageBuilder
 	rows         [][]any
+	kinds        []kv.RowKind // of each row, primary-key tables only (nil otherwise)
 	runs         []metaRun
 	plan         *trackedPlan
 	snapshotID   int64
@@ -75,13 +77,13 @@ type snapshotReader struct {
 	in         *Input
 	table      *lakecore.Table
 	scanner    *scan.StreamScanner
-	filter     *BoundPartitionFilter
 	projection []string
 	tread      *read.TableRead
 	build      *messageBuilder
 	partKeys   []types.DataField
 	partOpts   binrow.PartitionOptions
 	workers    int
+	keyed      bool // a primary-key table: rows carry row kinds
 
 	jobs    chan *renderJob // to the workers
 	pending chan *renderJob // in order, to the sender
@@ -91,10 +93,10 @@ type snapshotReader struct {
 	wg      sync.WaitGroup
 }
 
-func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScanner, filter *BoundPartitionFilter, projection []string) (*snapshotReader, error) {
+func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScanner, projection []string) (*snapshotReader, error) {
 	w := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	r := &snapshotReader{
-		in: in, table: tbl, scanner: scanner, filter: filter, projection: projection, workers: w,
+		in: in, table: tbl, scanner: scanner, projection: projection, workers: w,
 		jobs: make(chan *renderJob), pending: make(chan *renderJob, w+1), out: make(chan readResult),
 	}
 	if err := r.newRead(); err != nil {
@@ -116,6 +118,7 @@ func (r *snapshotReader) newRead() error {
 		return err
 	}
 	r.tread = tr
+	r.keyed = len(s.PrimaryKeys) > 0
 	r.build = newMessageBuilder(tr.Fields())
 	r.partKeys = s.PartitionFields()
 	r.partOpts = partOpts
@@ -189,6 +192,9 @@ func (r *snapshotReader) render(job *renderJob) readResult {
 			if err != nil {
 				return readResult{fatal: true, err: fmt.Errorf("paimon input on %s: snapshot %d, data file %s, row %d: %w",
 					r.in.conf.Table, job.snapshotID, run.mv.file, run.pos+int64(j), err)}
+			}
+			if job.kinds != nil {
+				setRowKind(msg, job.kinds[k])
 			}
 			batch = append(batch, msg)
 			k++
@@ -378,9 +384,6 @@ func (r *snapshotReader) newJob(tp *trackedPlan, snapshotID, commitMillis int64)
 func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, job **renderJob, flush func() bool) error {
 	ctx := r.ctx
 	sp := plan.Splits[i]
-	if !r.filter.Match(sp.PartitionValues) {
-		return nil
-	}
 	part, err := binrow.PartitionPath(r.partKeys, sp.PartitionValues, r.partOpts)
 	if err != nil {
 		return fmt.Errorf("partition of bucket %d: %w", sp.Bucket, err)
@@ -399,14 +402,21 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, jo
 		return err
 	}
 	defer it.Close()
-	var seen int64
+	var seen, merged int64
 	for {
-		rows, pos, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		rows, pos := next.Rows, next.Pos
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
+		}
+		if pos.File == "" {
+			// Merged rows of a primary-key table come from several files:
+			// paimon_file is empty and paimon_row counts them in the split.
+			pos.Row = merged
+			merged += int64(len(rows))
 		}
 		if seen+int64(len(rows)) <= *skip {
 			seen += int64(len(rows))
@@ -423,6 +433,13 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, jo
 		}
 		for j := from; j < len(rows); j++ {
 			(*job).add(rows[j], mv, pos.Row+int64(j))
+			if r.keyed {
+				kind := kv.Insert
+				if next.Kinds != nil {
+					kind = next.Kinds[j]
+				}
+				(*job).kinds = append((*job).kinds, kind)
+			}
 			*skip++
 			if len((*job).rows) >= batchSize && !flush() {
 				return r.ctx.Err()

@@ -14,6 +14,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -165,8 +166,8 @@ func TestReadErrorResumes(t *testing.T) {
 	tt.appendRows(row("d", "eu", 1), row("d", "eu", 2), row("d", "eu", 3))
 	tt.appendRows(row("d", "eu", 4), row("d", "eu", 5))
 	in := newInput(t, tt.yaml("bounded: true\nbatch_size: 2\ndiscovery_interval: 10ms\n"))
-	faulty := storage.NewFaulty(tt.tbl.FileIO(), 1, storage.Fault{
-		Ops: storage.OpOpen, Path: "default.db/events/bucket-0/data-*", Nth: 2, Times: 1,
+	faulty := faultfs.New(tt.tbl.FileIO(), 1, faultfs.Fault{
+		Ops: faultfs.OpOpen, Path: "default.db/events/bucket-0/data-*", Nth: 2, Times: 1,
 	})
 	in.fileIO = func(context.Context) (storage.FileIO, error) { return faulty, nil }
 	if err := in.Connect(context.Background()); err != nil {
@@ -181,7 +182,7 @@ func TestReadErrorResumes(t *testing.T) {
 			break
 		}
 		if err != nil {
-			if !strings.Contains(err.Error(), "snapshot 2") || !errors.Is(err, storage.ErrInjected) {
+			if !strings.Contains(err.Error(), "snapshot 2") || !errors.Is(err, faultfs.ErrInjected) {
 				t.Fatalf("read error %v, want the injected open failure in snapshot 2's plan", err)
 			}
 			errs++

@@ -39,7 +39,7 @@ type options struct {
 }
 
 // WithFileIO makes the outputs open their warehouse with fn instead of
-// storage.Open: tests wrap the real storage with storage.Faulty this way.
+// storage.Open: tests wrap the real storage with a faultfs.FS this way.
 func WithFileIO(fn func(ctx context.Context, t config.Table) (storage.FileIO, error)) Option {
 	return func(o *options) { o.openFileIO = fn }
 }

@@ -87,6 +87,7 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	s.Tables = []Table{t, r}
 	s.figure("ratio_input_parquet", ip.Median())
 	s.figure("ratio_lakecore_parquet", lp.Median())
+	s.figure("rows", float64(rows))
 	s.profile("ratio_input_parquet", func(int) error { _, err := tailInput(ctx, e, wh); return err })
 	return s, nil
 }

@@ -342,6 +342,7 @@ func measureWrite(ctx context.Context, e *Env, onS3 bool) (*Section, error) {
 	s.figure("ratio_writer_parquet_dict", wd.Median())
 	s.figure("paimon_rows_per_s", rate(wall["paimon"], n).Median())
 	s.figure("paimon_rows_per_cpu_s", rate(cpu["paimon"], n).Median())
+	s.figure("rows", n)
 	s.Tables = []Table{tbl, ratios}
 	s.profile("ratio_paimon_file", func(k int) error { _, err := w.paimonPipeline(ctx, e, runs+k); return err })
 	// Against the dictionary baseline the ratio is the higher one, so

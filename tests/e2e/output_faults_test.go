@@ -16,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
 
@@ -35,9 +36,9 @@ func isSnapshotFile(p string) bool { return strings.Contains(p, "/snapshot/snaps
 // armingSnapshotWrite matches the nth snapshot write and sets armed when it
 // does, so that the rules waiting for armed (snapshotReadsFail) fire only
 // after it.
-func armingSnapshotWrite(armed *atomic.Bool, nth int32) func(storage.Op, string) bool {
+func armingSnapshotWrite(armed *atomic.Bool, nth int32) func(faultfs.Op, string) bool {
 	n := atomic.Int32{}
-	return func(_ storage.Op, p string) bool {
+	return func(_ faultfs.Op, p string) bool {
 		if isSnapshotFile(p) && n.Add(1) == nth {
 			armed.Store(true)
 			return true
@@ -61,7 +62,7 @@ type faultCase struct {
 	name string
 	// faults returns the rules; armed is set by rules that must fire
 	// before others may.
-	faults func(armed *atomic.Bool) []storage.Fault
+	faults func(armed *atomic.Bool) []faultfs.Fault
 	// metric that must end up positive, and a log line that must appear
 	// (the path the case takes).
 	metric, log string
@@ -74,16 +75,16 @@ type faultCase struct {
 var faultCases = []faultCase{
 	{
 		name: "data file close fails",
-		faults: func(*atomic.Bool) []storage.Fault {
-			return []storage.Fault{{Ops: storage.OpClose, Match: func(_ storage.Op, p string) bool { return strings.Contains(p, "/bucket-") },
+		faults: func(*atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{{Ops: faultfs.OpClose, Match: func(_ faultfs.Op, p string) bool { return strings.Contains(p, "/bucket-") },
 				Nth: 4, Times: 2}}
 		},
 	},
 	{
 		// Definite: nothing landed, the files are deleted, Benthos retries.
 		name: "manifest write fails",
-		faults: func(*atomic.Bool) []storage.Fault {
-			return []storage.Fault{{Ops: storage.OpWriteExclusive, Match: func(_ storage.Op, p string) bool { return strings.Contains(p, "/manifest/") },
+		faults: func(*atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{{Ops: faultfs.OpWriteExclusive, Match: func(_ faultfs.Op, p string) bool { return strings.Contains(p, "/manifest/") },
 				Nth: 3, Times: 3}}
 		},
 		metric: "paimon_commit_failures",
@@ -91,8 +92,8 @@ var faultCases = []faultCase{
 	{
 		// The Committer retries and finds that its attempt did not land.
 		name: "snapshot write fails",
-		faults: func(*atomic.Bool) []storage.Fault {
-			return []storage.Fault{{Ops: storage.OpWriteExclusive, Match: func(_ storage.Op, p string) bool { return isSnapshotFile(p) },
+		faults: func(*atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{{Ops: faultfs.OpWriteExclusive, Match: func(_ faultfs.Op, p string) bool { return isSnapshotFile(p) },
 				Nth: 2, Times: 3}}
 		},
 		metric: "paimon_commit_retries",
@@ -100,9 +101,9 @@ var faultCases = []faultCase{
 	{
 		// The Committer looks for its attempt before retrying and finds it.
 		name: "snapshot lands but reported failed",
-		faults: func(*atomic.Bool) []storage.Fault {
-			return []storage.Fault{{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail,
-				Match: func(_ storage.Op, p string) bool { return isSnapshotFile(p) }, Nth: 3, Times: 1}}
+		faults: func(*atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{{Ops: faultfs.OpWriteExclusive, Mode: faultfs.ApplyThenFail,
+				Match: func(_ faultfs.Op, p string) bool { return isSnapshotFile(p) }, Nth: 3, Times: 1}}
 		},
 		metric: "paimon_commit_retries",
 	},
@@ -111,9 +112,9 @@ var faultCases = []faultCase{
 		// the snapshots fails right after, so the Committer gives up with
 		// an unknown outcome; the output finds the snapshot and acks.
 		name: "snapshot lands but reported failed (ambiguous)",
-		faults: func(armed *atomic.Bool) []storage.Fault {
-			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(armed, 3)},
+		faults: func(armed *atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{
+				{Ops: faultfs.OpWriteExclusive, Mode: faultfs.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 2),
 			}
 		},
@@ -123,9 +124,9 @@ var faultCases = []faultCase{
 		// The snapshot write times out before landing and the look-ups
 		// fail: the output finds it did not land and commits it again.
 		name: "snapshot does not land, outcome unknown (ambiguous)",
-		faults: func(armed *atomic.Bool) []storage.Fault {
-			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
+		faults: func(armed *atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{
+				{Ops: faultfs.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 2),
 			}
 		},
@@ -135,9 +136,9 @@ var faultCases = []faultCase{
 		// The outcome stays unknown through every look-up: the batches are
 		// nacked without deleting their files, Benthos delivers them again.
 		name: "outcome stays unknown",
-		faults: func(armed *atomic.Bool) []storage.Fault {
-			return []storage.Fault{
-				{Ops: storage.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
+		faults: func(armed *atomic.Bool) []faultfs.Fault {
+			return []faultfs.Fault{
+				{Ops: faultfs.OpWriteExclusive, Err: storage.ErrAmbiguous, Times: 1, Match: armingSnapshotWrite(armed, 3)},
 				snapshotReadsFail(armed, 1+4), // the Committer's look-up and the output's four
 			}
 		},
@@ -164,7 +165,7 @@ func TestOutputStorageFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			var armed atomic.Bool
-			f := storage.NewFaulty(local, 7, fc.faults(&armed)...)
+			f := faultfs.New(local, 7, fc.faults(&armed)...)
 			sb := faultyEnv(t, f).NewStreamBuilder()
 			met := withMetrics(t, sb)
 			logs := captureLogs(sb, slog.LevelInfo)
@@ -208,9 +209,9 @@ func TestOutputStorageFaults(t *testing.T) {
 // snapshotReadsFail fails the next times reads of snapshot files and
 // listings of the snapshot directory once armed (the LATEST hint, whose
 // read failures mean "no hint", is left alone).
-func snapshotReadsFail(armed *atomic.Bool, times int) storage.Fault {
-	return storage.Fault{Ops: storage.OpReadFile | storage.OpList | storage.OpStat | storage.OpOpen, Times: times,
-		Match: func(_ storage.Op, p string) bool {
+func snapshotReadsFail(armed *atomic.Bool, times int) faultfs.Fault {
+	return faultfs.Fault{Ops: faultfs.OpReadFile | faultfs.OpList | faultfs.OpStat | faultfs.OpOpen, Times: times,
+		Match: func(_ faultfs.Op, p string) bool {
 			return armed.Load() && (isSnapshotFile(p) || strings.HasSuffix(p, "/snapshot"))
 		}}
 }

@@ -168,7 +168,8 @@ func checkEvents(t *testing.T, tbl *lakecore.Table, rows [][]any, n int) {
 			t.Fatal(err)
 		}
 		for {
-			batch, _, err := it.Next(ctx)
+			next, err := it.Next(ctx)
+			batch := next.Rows
 			if errors.Is(err, io.EOF) {
 				break
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 	"github.com/benthos-paimon/benthos-paimon/plugin/output"
 )
@@ -41,19 +42,19 @@ func TestOutputS3WithFaults(t *testing.T) {
 	cfg, bucket := s3test.Server(t)
 	wh := "s3://" + bucket + "/warehouse"
 	var armed atomic.Bool
-	faults := []storage.Fault{
-		{Ops: storage.OpWriteExclusive, Nth: 2, Times: 1,
-			Match: func(_ storage.Op, p string) bool { return strings.Contains(p, "/manifest/") }},
-		{Ops: storage.OpWriteExclusive, Mode: storage.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(&armed, 4)},
+	faults := []faultfs.Fault{
+		{Ops: faultfs.OpWriteExclusive, Nth: 2, Times: 1,
+			Match: func(_ faultfs.Op, p string) bool { return strings.Contains(p, "/manifest/") }},
+		{Ops: faultfs.OpWriteExclusive, Mode: faultfs.ApplyThenFail, Times: 1, Match: armingSnapshotWrite(&armed, 4)},
 		snapshotReadsFail(&armed, 2),
 	}
-	var faulty *storage.Faulty
+	var faulty *faultfs.FS
 	open := func(ctx context.Context, t config.Table) (storage.FileIO, error) {
 		fio, err := storage.Open(ctx, t.Warehouse, t.S3)
 		if err != nil {
 			return nil, err
 		}
-		faulty = storage.NewFaulty(fio, 11, faults...)
+		faulty = faultfs.New(fio, 11, faults...)
 		return faulty, nil
 	}
 	env := service.NewEnvironment()

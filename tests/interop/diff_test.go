@@ -31,6 +31,29 @@ func (w where) String() string {
 	return s
 }
 
+// multisetDiff returns the lines of want that got lacks and the lines of
+// got that want lacks, counted as multisets, each in the order of its list.
+func multisetDiff(want, got []string) (missing, extra []string) {
+	count := map[string]int{}
+	for _, l := range got {
+		count[l]++
+	}
+	for _, l := range want {
+		if count[l] > 0 {
+			count[l]--
+		} else {
+			missing = append(missing, l)
+		}
+	}
+	for _, l := range got {
+		if count[l] > 0 {
+			count[l]--
+			extra = append(extra, l)
+		}
+	}
+	return missing, extra
+}
+
 // diffLines compares two sorted lists of canonical lines as multisets and
 // returns "" when equal, else a readable report: each expected row that is
 // missing paired with the unexpected row most like it (same values in most
@@ -40,25 +63,7 @@ func diffLines(w where, want, got []string) string {
 	if equalLines(want, got) {
 		return ""
 	}
-	count := map[string]int{}
-	for _, l := range got {
-		count[l]++
-	}
-	var missing []string
-	for _, l := range want {
-		if count[l] > 0 {
-			count[l]--
-		} else {
-			missing = append(missing, l)
-		}
-	}
-	var extra []string
-	for _, l := range got {
-		if count[l] > 0 {
-			count[l]--
-			extra = append(extra, l)
-		}
-	}
+	missing, extra := multisetDiff(want, got)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: rows differ (expected %d rows, got %d; %d missing, %d unexpected)\n",
 		w, len(want), len(got), len(missing), len(extra))

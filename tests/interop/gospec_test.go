@@ -486,7 +486,8 @@ func readSplit(ctx context.Context, r *read.TableRead, split scan.Split) ([][]an
 	}
 	var rows [][]any
 	for {
-		batch, _, err := it.Next(ctx)
+		next, err := it.Next(ctx)
+		batch := next.Rows
 		if errors.Is(err, io.EOF) {
 			break
 		}

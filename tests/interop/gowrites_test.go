@@ -132,15 +132,15 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 	t.Run("go", func(t *testing.T) {
 		// Go's model of the spec agrees with tools/spec_expect.py, and Go reads its own table back
 		if specExpected != nil {
-			verdict(t, where{table: g.name, writer: "go", reader: "tools/spec_expect.py (expected) vs Go's model (actual)"}, "", specExpected, wantLatest, nil)
+			verdict(t, where{table: g.name, writer: "go", reader: "tools/spec_expect.py (expected) vs Go's model (actual)"}, nil, specExpected, wantLatest, nil)
 		}
 		fields, rows, err := goReadSnapshot(ctx, g.tb, 0)
 		got, rerr := canonicalRows(fields, rows)
-		verdict(t, where{table: g.name, writer: "go", reader: "go"}, "", wantLatest, got, errors2(err, rerr))
+		verdict(t, where{table: g.name, writer: "go", reader: "go"}, nil, wantLatest, got, errors2(err, rerr))
 		for _, id := range ids {
 			fields, rows, err := goReadSnapshot(ctx, g.tb, id)
 			got, rerr := canonicalRows(fields, rows)
-			verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: "go"}, "", wantSnap[id], got, errors2(err, rerr))
+			verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: "go"}, nil, wantSnap[id], got, errors2(err, rerr))
 		}
 	})
 
@@ -184,7 +184,7 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 				}
 				got = append(got, fmt.Sprintf("%d %s total=%d", s.ID, s.Kind, total))
 			}
-			verdict(t, where{table: g.name, writer: "go", reader: reader + " snapshots"}, "", want, got, err)
+			verdict(t, where{table: g.name, writer: "go", reader: reader + " snapshots"}, nil, want, got, err)
 		}
 	})
 

@@ -12,22 +12,19 @@
 package interop
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
+	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
 )
 
 // env is what TestMain found: paths, and why the oracles are unavailable
@@ -37,8 +34,11 @@ var env struct {
 	here        string // tests/interop
 	fixtures    string // shared/fixtures/paimon ("" if absent)
 	unavailable string
-	oracles     map[string]*oracle // java1, java2, py
+	oracles     map[string]*oracle.Process // java1, java2, py
 }
+
+// cleanups run when the test binary ends (after every test).
+var cleanups []func()
 
 // Oracle names: the reader/writer roles of the matrix.
 const (
@@ -54,10 +54,17 @@ func TestMain(m *testing.M) {
 		}
 		defer func() {
 			for _, o := range env.oracles {
-				o.close()
+				o.Close()
+			}
+			for _, f := range cleanups {
+				f()
 			}
 		}()
-		return m.Run()
+		code := m.Run()
+		if code == 0 && env.unavailable == "" {
+			code = checkKnownFilesUsed()
+		}
+		return code
 	}()
 	os.Exit(code)
 }
@@ -103,10 +110,10 @@ func setupEnv() error {
 	}
 	javaBin := filepath.Join(env.here, "bin", "paimon-java")
 	pyBin := filepath.Join(env.here, ".venv", "bin", "python")
-	env.oracles = map[string]*oracle{
-		java1: {name: java1, cmd: []string{javaBin, "paimon1", "batch"}},
-		java2: {name: java2, cmd: []string{javaBin, "paimon2", "batch"}},
-		py:    {name: py, cmd: []string{pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"}},
+	env.oracles = map[string]*oracle.Process{
+		java1: oracle.New(java1, javaBin, oracle.Paimon1, "batch"),
+		java2: oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
+		py:    oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
 	}
 	return nil
 }
@@ -139,131 +146,6 @@ func requireFixtures(t *testing.T) string {
 	return ""
 }
 
-// oracle is one oracle process in batch mode: one JSON array of arguments
-// per stdin line, answered by the command's output and a {"__done__":...}
-// line. Calls are serialized; a dead process is restarted on the next call.
-type oracle struct {
-	name string
-	cmd  []string
-
-	mu     sync.Mutex
-	proc   *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *bufio.Reader
-	stderr *tailBuffer
-}
-
-// tailBuffer keeps the last 8 KiB written to it (the oracle's stderr).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > 8192 {
-		b.buf = b.buf[len(b.buf)-8192:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
-func (o *oracle) start() error {
-	cmd := exec.Command(o.cmd[0], o.cmd[1:]...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return err
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	o.stderr = &tailBuffer{}
-	cmd.Stderr = o.stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s oracle: %w", o.name, err)
-	}
-	o.proc, o.stdin, o.stdout = cmd, in, bufio.NewReaderSize(out, 1<<20)
-	return nil
-}
-
-// call runs one command (its arguments without the program) and returns its
-// output lines.
-func (o *oracle) call(args ...string) ([]string, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.proc == nil {
-		if err := o.start(); err != nil {
-			return nil, err
-		}
-	}
-	req, _ := json.Marshal(args)
-	if _, err := o.stdin.Write(append(req, '\n')); err != nil {
-		o.kill()
-		return nil, fmt.Errorf("%s %s: write request: %w", o.name, args[0], err)
-	}
-	// A hung oracle is killed, which ends the read below with EOF.
-	timer := time.AfterFunc(5*time.Minute, func() { _ = o.proc.Process.Kill() })
-	defer timer.Stop()
-	var lines []string
-	for {
-		line, err := o.stdout.ReadString('\n')
-		if err != nil {
-			stderr := o.stderr.String()
-			o.kill()
-			return lines, fmt.Errorf("%s %s: oracle process died (%v); stderr tail:\n%s", o.name, strings.Join(args, " "), err, stderr)
-		}
-		line = strings.TrimSuffix(line, "\n")
-		if strings.HasPrefix(line, `{"__done__":`) {
-			var done struct {
-				OK    bool   `json:"ok"`
-				Error string `json:"error"`
-			}
-			if err := json.Unmarshal([]byte(line), &done); err != nil {
-				return lines, fmt.Errorf("%s: bad done line %q", o.name, line)
-			}
-			if !done.OK {
-				return lines, fmt.Errorf("%s %s: %s", o.name, strings.Join(args, " "), done.Error)
-			}
-			return lines, nil
-		}
-		lines = append(lines, line)
-	}
-}
-
-func (o *oracle) kill() {
-	if o.proc != nil {
-		_ = o.proc.Process.Kill()
-		_ = o.proc.Wait()
-	}
-	o.proc = nil
-}
-
-func (o *oracle) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.proc == nil {
-		return
-	}
-	_ = o.stdin.Close()
-	done := make(chan struct{})
-	go func() { _ = o.proc.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = o.proc.Process.Kill()
-		<-done
-	}
-	o.proc = nil
-}
-
 // tableRef names a table of a warehouse for the oracles.
 type tableRef struct {
 	warehouse, db, table string
@@ -290,7 +172,7 @@ func oracleRead(name string, ref tableRef, o readOpts) ([]string, error) {
 	if o.filter != "" {
 		args = append(args, "--filter", o.filter)
 	}
-	lines, err := env.oracles[name].call(args...)
+	lines, err := env.oracles[name].Call(args...)
 	sortCodePoints(lines)
 	return lines, err
 }
@@ -311,7 +193,7 @@ func oracleWrite(t *testing.T, name string, ref tableRef, spec any) []string {
 		t.Fatal(err)
 	}
 	_ = f.Close()
-	lines, err := env.oracles[name].call(append(append([]string{"write"}, ref.flags()...), "--spec", f.Name())...)
+	lines, err := env.oracles[name].Call(append(append([]string{"write"}, ref.flags()...), "--spec", f.Name())...)
 	if err != nil {
 		t.Fatalf("%s writes %s: %v\nspec: %s", name, ref, err, data)
 	}
@@ -330,7 +212,7 @@ type javaSnapshot struct {
 }
 
 func oracleSnapshots(name string, ref tableRef) ([]javaSnapshot, error) {
-	lines, err := env.oracles[name].call(append([]string{"snapshots"}, ref.flags()...)...)
+	lines, err := env.oracles[name].Call(append([]string{"snapshots"}, ref.flags()...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +228,7 @@ func oracleSnapshots(name string, ref tableRef) ([]javaSnapshot, error) {
 // oraclePlanPaths returns the absolute paths of the data files of an
 // oracle's scan plan (Java's "plan").
 func oraclePlanPaths(name string, ref tableRef) ([]string, error) {
-	lines, err := env.oracles[name].call(append([]string{"plan"}, ref.flags()...)...)
+	lines, err := env.oracles[name].Call(append([]string{"plan"}, ref.flags()...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func TestMixedWriters(t *testing.T) {
 
 			// Java expires snapshots whose files Go and Java wrote and
 			// compacted; after more commits Go expires in turn
-			if _, err := env.oracles[java2].call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", "8")...); err != nil {
+			if _, err := env.oracles[java2].Call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", "8")...); err != nil {
 				t.Fatalf("java2 expires %s: %v", c.name, err)
 			}
 			if err := g.forgetExpired(ctx); err != nil {
@@ -172,7 +172,7 @@ func TestConsumers(t *testing.T) {
 				t.Fatal(err)
 			}
 			expire := func(retainMax int) {
-				if _, err := env.oracles[expirer].call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", fmt.Sprint(retainMax))...); err != nil {
+				if _, err := env.oracles[expirer].Call(append(append([]string{"expire"}, g.ref.flags()...), "--retain-max", fmt.Sprint(retainMax))...); err != nil {
 					t.Fatalf("%s expires %s: %v", expirer, g.ref, err)
 				}
 				if err := g.forgetExpired(ctx); err != nil {
@@ -195,9 +195,9 @@ func TestConsumers(t *testing.T) {
 				}
 				fields, rows, err := goReadSnapshot(ctx, g.tb, id)
 				got, rerr := canonicalRows(fields, rows)
-				verdict(t, where{table: g.ref.String(), snapshot: id, writer: "go", reader: "go after " + expirer + "'s expiry"}, "", want, got, errors2(err, rerr))
+				verdict(t, where{table: g.ref.String(), snapshot: id, writer: "go", reader: "go after " + expirer + "'s expiry"}, nil, want, got, errors2(err, rerr))
 				got, err = oracleRead(expirer, g.ref, readOpts{snapshot: id})
-				verdict(t, where{table: g.ref.String(), snapshot: id, writer: "go", reader: expirer + " after its expiry"}, "", want, got, err)
+				verdict(t, where{table: g.ref.String(), snapshot: id, writer: "go", reader: expirer + " after its expiry"}, nil, want, got, err)
 			}
 			// a stream resumed from the consumer reads the deltas of 4, 5, 6
 			sc := g.tb.NewStreamScan(scan.StreamOptions{NextSnapshot: 4, Bounded: true})
@@ -234,7 +234,7 @@ func TestConsumers(t *testing.T) {
 				sortCodePoints(got)
 				prev := g.states[want].rows[:len(g.states[want].rows)-2]
 				wantLines, _ := canonicalRows(g.fields, g.states[want].rows[len(prev):])
-				verdict(t, where{table: g.ref.String() + " (delta)", snapshot: want, writer: "go", reader: "go stream from consumer"}, "", wantLines, got, nil)
+				verdict(t, where{table: g.ref.String() + " (delta)", snapshot: want, writer: "go", reader: "go stream from consumer"}, nil, wantLines, got, nil)
 			}
 			// moving the consumer on releases the older snapshots
 			if err := g.tb.Consumers().Put(ctx, "go-reader", snapshot.Consumer{NextSnapshot: 6}); err != nil {

@@ -99,7 +99,8 @@ func tailOne(t *testing.T, writer string) {
 					return
 				}
 				for {
-					rows, _, err := it.Next(tailCtx)
+					next, err := it.Next(tailCtx)
+					rows := next.Rows
 					if errors.Is(err, io.EOF) {
 						break
 					}
@@ -278,7 +279,7 @@ func tailOne(t *testing.T, writer string) {
 			if compacts[ev.snapshot] {
 				want = nil
 			}
-			verdict(t, where{table: ref.String() + " (StreamScanner delta)", snapshot: ev.snapshot, writer: writer, reader: "go tail"}, "", want, got, nil)
+			verdict(t, where{table: ref.String() + " (StreamScanner delta)", snapshot: ev.snapshot, writer: writer, reader: "go tail"}, nil, want, got, nil)
 		}
 		if int64(len(events)) != latest {
 			t.Errorf("table %s: the tail saw %d snapshots, the writer made %d", ref, len(events), latest)

@@ -31,6 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
@@ -41,7 +42,7 @@ const (
 	EnvSecretKey = "BP_S3_SECRET_KEY"
 	EnvRegion    = "BP_S3_REGION"
 	// EnvRequire set to 1 turns the skip for a missing server into a failure.
-	EnvRequire = "REQUIRE_S3"
+	EnvRequire = testenv.RequireS3
 )
 
 // Default credentials, as .ci/s3.sh starts versitygw.
@@ -102,15 +103,9 @@ const NoServerMessage = "s3test: no S3 server"
 
 func noServer(t testing.TB, cause error) {
 	t.Helper()
-	msg := fmt.Sprintf("%s: set %s=http://host:port (with %s/%s, default %s/%s), "+
-		"or build versitygw with `bash .ci/s3.sh install` in the repository root (creates %s; here: %v); "+
-		"%s=1 makes this a failure instead of a skip",
-		NoServerMessage, EnvEndpoint, EnvAccessKey, EnvSecretKey, DefaultAccessKey, DefaultSecretKey, versitygwPath, cause, EnvRequire)
-	if os.Getenv(EnvRequire) == "1" {
-		t.Fatal(msg)
-		return
-	}
-	t.Skip(msg)
+	testenv.Missingf(t, EnvRequire, "%s: set %s=http://host:port (with %s/%s, default %s/%s), "+
+		"or build versitygw with `bash .ci/s3.sh install` in the repository root (creates %s; here: %v)",
+		NoServerMessage, EnvEndpoint, EnvAccessKey, EnvSecretKey, DefaultAccessKey, DefaultSecretKey, versitygwPath, cause)
 }
 
 func envOr(name, def string) string {

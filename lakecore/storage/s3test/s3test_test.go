@@ -2,7 +2,6 @@ package s3test
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,33 +9,24 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
-
-// recorder is a testing.TB whose Skip and Fatal only record.
-type recorder struct {
-	testing.TB
-	skipped, failed string
-}
-
-func (r *recorder) Helper()           {}
-func (r *recorder) Skip(args ...any)  { r.skipped = fmt.Sprint(args...) }
-func (r *recorder) Fatal(args ...any) { r.failed = fmt.Sprint(args...) }
 
 func TestNoServer(t *testing.T) {
 	t.Setenv(EnvEndpoint, "")
 	for _, require := range []string{"", "1"} {
 		t.Setenv(EnvRequire, require)
-		r := &recorder{TB: t}
+		r := &testenv.Recorder{TB: t}
 		endpointAt(r, t.TempDir()) // no .ci/bin/versitygw there
-		got := r.skipped
+		got := r.SkipMessage
 		if require == "1" {
-			got = r.failed
-			if r.skipped != "" {
-				t.Fatalf("REQUIRE_S3=1 skipped: %s", r.skipped)
+			got = r.FatalMessage
+			if r.SkipMessage != "" {
+				t.Fatalf("REQUIRE_S3=1 skipped: %s", r.SkipMessage)
 			}
-		} else if r.failed != "" {
-			t.Fatalf("failed without REQUIRE_S3: %s", r.failed)
+		} else if r.FatalMessage != "" {
+			t.Fatalf("failed without REQUIRE_S3: %s", r.FatalMessage)
 		}
 		for _, want := range []string{NoServerMessage, "BP_S3_ENDPOINT", "bash .ci/s3.sh install", ".ci/bin/versitygw", "REQUIRE_S3=1"} {
 			if !strings.Contains(got, want) {

@@ -258,6 +258,12 @@ const (
 	MetaBucket     = "paimon_bucket"
 	MetaFile       = "paimon_file"
 	MetaRow        = "paimon_row"
+	// MetaRowKind is the row kind of a primary-key table's row: +I, -U, +U
+	// or -D (Paimon's RowKind short string).
+	MetaRowKind = "paimon_row_kind"
+	// MetaOperation is the row kind in the vocabulary of Benthos CDC
+	// inputs: insert, update_before, update_after or delete.
+	MetaOperation = "operation"
 )
 
 // RowMeta is where a row came from, set on its message as metadata.

@@ -22,6 +22,9 @@ import org.apache.paimon.options.Options;
  * write     --warehouse W --database D --table T --spec FILE
  * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
  * snapshots --warehouse W --database D --table T
+ * pk-write  --warehouse W --database D --table T --spec FILE        (primary-key spec, {@link PkWriter})
+ * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
+ * pk-bench  --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--runs R] [--reads K]
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
@@ -111,6 +114,30 @@ public final class Main {
                     Reader.snapshots(c, ident(flags), out);
                 }
                 return;
+            case "pk-write":
+                allow(flags, "warehouse", "database", "table", "spec");
+                try (Catalog c = catalog(flags)) {
+                    PkWriter.write(c, ident(flags), java.nio.file.Path.of(required(flags, "spec")), out);
+                }
+                return;
+            case "stream":
+                allow(flags, "warehouse", "database", "table", "mode", "snapshot");
+                try (Catalog c = catalog(flags)) {
+                    PkReader.stream(c, ident(flags), flags.get("mode"), longFlag(flags, "snapshot"), out);
+                }
+                return;
+            case "pk-bench":
+                allow(flags, "warehouse", "database", "table", "rows", "buckets", "runs", "reads");
+                flags.putIfAbsent("database", "bench");
+                try (Catalog c = catalog(flags)) {
+                    long rows = flags.containsKey("rows") ? longFlag(flags, "rows") : 100_000L;
+                    int buckets = flags.containsKey("buckets") ? Math.toIntExact(longFlag(flags, "buckets")) : 4;
+                    int runs = flags.containsKey("runs") ? Math.toIntExact(longFlag(flags, "runs")) : 5;
+                    int reads = flags.containsKey("reads") ? Math.toIntExact(longFlag(flags, "reads")) : 3;
+                    flags.putIfAbsent("table", "dedup_" + buckets + "b_" + runs + "r_" + rows);
+                    PkBench.run(c, ident(flags), rows, buckets, runs, reads, out);
+                }
+                return;
             case "batch":
                 allow(flags);
                 batch(out);
@@ -172,7 +199,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|expire|snapshots|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|expire|snapshots|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 

@@ -1,0 +1,156 @@
+package scan
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+)
+
+// postponeBucket is the bucket of files a postpone-bucket table
+// (bucket = -2) writes; they are invisible until a compaction moves them
+// into real buckets (paimon-pk.md §3.4).
+const postponeBucket = -2
+
+// keyValueRules are the planning rules of a primary-key table, from the
+// options of the snapshot's schema (Java reads the table's current
+// options; the ones below cannot be changed by ALTER TABLE except
+// deletion-vectors.enabled, whose change Java documents as unsafe).
+type keyValueRules struct {
+	// skipLevel0 is CoreOptions.batchScanSkipLevel0: batch reads leave out
+	// level 0 with deletion vectors or merge-engine first-row.
+	skipLevel0 bool
+	// producer is changelog-producer.
+	producer string
+	// maxLevel is num-levels - 1 (default: num-sorted-run.compaction-trigger).
+	maxLevel int32
+}
+
+// keyValueRules returns the rules of schema id, nil for an append table.
+// Schemas never change once written, so the answer is cached.
+func (p *Planner) keyValueRules(ctx context.Context, id int64) (*keyValueRules, error) {
+	p.mu.Lock()
+	r, ok := p.kvRules[id]
+	p.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	s, err := p.schemas.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(s.PrimaryKeys) > 0 {
+		if r, err = parseKeyValueRules(s.Options); err != nil {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	p.kvRules[id] = r
+	p.mu.Unlock()
+	return r, nil
+}
+
+// parseKeyValueRules reads the rules from a primary-key table's options.
+func parseKeyValueRules(opts map[string]string) (*keyValueRules, error) {
+	var err error
+	o := opts
+	flag := func(k string) bool { return strings.EqualFold(strings.TrimSpace(o[k]), "true") }
+	r := &keyValueRules{producer: strings.ToLower(strings.TrimSpace(o["changelog-producer"]))}
+	if r.producer == "" {
+		r.producer = "none"
+	}
+	r.skipLevel0 = flag("deletion-vectors.enabled") || strings.EqualFold(strings.TrimSpace(o["merge-engine"]), "first-row")
+	trigger := int64(5)
+	if v, ok := o["num-sorted-run.compaction-trigger"]; ok {
+		if trigger, err = strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
+			return nil, fmt.Errorf("%w: num-sorted-run.compaction-trigger = %q", ErrInvalidOptions, v)
+		}
+	}
+	levels := trigger + 1
+	if v, ok := o["num-levels"]; ok {
+		if levels, err = strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
+			return nil, fmt.Errorf("%w: num-levels = %q", ErrInvalidOptions, v)
+		}
+	}
+	r.maxLevel = int32(levels - 1)
+	return r, nil
+}
+
+// keepEntries drops the entries keep rejects, in place.
+func keepEntries(entries []manifest.Entry, keep func(e *manifest.Entry) bool) []manifest.Entry {
+	out := entries[:0]
+	for i := range entries {
+		if keep(&entries[i]) {
+			out = append(out, entries[i])
+		}
+	}
+	return out
+}
+
+// batchEntries applies Java's batch scan rules to the live entries of a
+// primary-key table: postpone-bucket files are left out
+// (snapshotReader.onlyReadRealBuckets) and so is level 0 where
+// batchScanSkipLevel0 says (DataTableBatchScan).
+func (r *keyValueRules) batchEntries(entries []manifest.Entry) []manifest.Entry {
+	return keepEntries(entries, func(e *manifest.Entry) bool {
+		return e.Bucket != postponeBucket && !(r.skipLevel0 && e.File.Level == 0)
+	})
+}
+
+// streamStartEntries applies the level filter of a streaming read's first
+// plan (DataTableStreamScan): lookup reads level > 0 (level 0 is yet to be
+// compacted into the changelog), full-compaction the top level only.
+// Postpone-bucket files, which Java streams raw, wrap ErrUnsupportedFiles.
+func (r *keyValueRules) streamStartEntries(entries []manifest.Entry) ([]manifest.Entry, error) {
+	for i := range entries {
+		if entries[i].Bucket == postponeBucket {
+			return nil, fmt.Errorf("%w: %s is in the postpone bucket (bucket = -2): its records are in Avro files, which lakecore does not read, "+
+				"until a compaction job moves them into real buckets", ErrUnsupportedFiles, entries[i].File.FileName)
+		}
+	}
+	return keepEntries(entries, func(e *manifest.Entry) bool {
+		switch r.producer {
+		case "lookup":
+			return e.File.Level > 0
+		case "full-compaction":
+			return e.File.Level == r.maxLevel
+		}
+		return true
+	}), nil
+}
+
+// readsChangelog reports whether streaming follow-ups read the changelog
+// files of snapshots (ChangelogFollowUpScanner) instead of their delta
+// data files (DeltaFollowUpScanner).
+func (r *keyValueRules) readsChangelog() bool { return r != nil && r.producer != "none" }
+
+// markStreaming marks every split of plan to be read as it is, record by
+// record with its row kind.
+func markStreaming(plan *Plan) {
+	for i := range plan.Splits {
+		plan.Splits[i].Streaming = true
+		plan.Splits[i].DeletionVectors = nil
+	}
+}
+
+// Changelog plans the changelog files snap added (ScanMode.CHANGELOG): the
+// entries of its changelog manifest list, restricted to the partitions f
+// passes, as streaming splits. A snapshot without a changelog gives an
+// empty plan.
+func (p *Planner) Changelog(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
+	list, ok := manifest.ChangelogList(snap)
+	if !ok {
+		return &Plan{Snapshot: snap}, nil
+	}
+	plan, err := p.added(ctx, snap, list, f)
+	if err != nil {
+		return nil, fmt.Errorf("plan changelog of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
+	}
+	// Changelog files carry no deletion vectors.
+	markStreaming(plan)
+	return plan, nil
+}

@@ -1,0 +1,692 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// ErrUnsupportedTable is wrapped by NewKeyValueWriter for a primary-key
+// table whose options need a write mode lakecore does not implement yet;
+// the message names the option and what to set instead.
+var ErrUnsupportedTable = errors.New("primary-key table not writable by lakecore")
+
+// The defaults of primary-key tables that differ from append tables.
+const (
+	kvTargetFileSize  = 128 << 20 // CoreOptions.targetFileSize(true)
+	kvWriteBufferSize = 256 << 20 // write-buffer-size
+	// systemStatsMode is the stats collector of _KEY_*, _SEQUENCE_NUMBER
+	// and _VALUE_KIND (StatsCollectorFactories: system fields).
+	systemStatsLength = 128
+)
+
+// KeyValueWriter writes changes to a primary-key table as level-0 KeyValue
+// data files (apache/paimon: paimon-core/.../mergetree/MergeTreeWriter.java
+// with SortBufferWriteBuffer, io/KeyValueDataFileWriter.java): per
+// (partition, bucket) a write buffer that numbers each change on arrival,
+// continuing after the bucket's largest committed sequence number; on
+// Prepare, or when the buffer outgrows write-buffer-size, the buffer is
+// sorted by Java's key comparator (then sequence.field, then sequence
+// number), the changes of one key are merged with the table's merge engine
+// and the result is written as level-0 files, one record per key in
+// strictly ascending key order, with exact DataFileMeta (_MIN_KEY,
+// _MAX_KEY, key and value stats, sequence range, _DELETE_ROW_COUNT).
+//
+// Only fixed-bucket tables with the deduplicate, partial-update or
+// aggregation engine and changelog-producer none are written; other
+// options are refused (ErrUnsupportedTable). It is not safe for concurrent
+// use.
+type KeyValueWriter struct {
+	fio     storage.FileIO
+	dataDir string
+	schema  *schema.TableSchema
+	o       Options
+	restore FileRestorer
+	engine  *mergetree.Engine
+	reader  *read.TableRead
+	// compaction is nil for write-only writers.
+	compaction *mergetree.Universal
+
+	numBuckets            int
+	partFields, bktFields []types.DataField
+	partIdx, bktIdx       []int
+	partTypes, bktTypes   []types.DataType
+	keyIdx                []int
+	keyTypes              []types.DataType
+	fileFields            []types.DataField
+	wopts                 datafile.WriterOptions
+	dense                 bool
+	partOpts              binrow.PartitionOptions
+	bufferSize            int64
+	dropUpdateBefore      bool
+	dropDeletes           bool
+	fileUUID, extension   string
+	fileCounter           int64
+	buckets               map[string]*kvBucket
+	order                 []*kvBucket
+	closed                []string
+	nextSeq               map[string]int64
+	failed                error
+}
+
+// FileRestorer returns the live files of a (partition, bucket) of a
+// primary-key table in the latest snapshot, from which a writer restores
+// the bucket's levels and its next sequence number
+// (AbstractFileStoreWrite.createWriter).
+type FileRestorer func(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error)
+
+// kvBucket is the write buffer and the levels of one (partition, bucket).
+type kvBucket struct {
+	mapKey    string
+	partition []byte
+	bucket    int32
+	dir       string
+	seq       int64 // next sequence number
+	buf       []*mergetree.KeyValue
+	bufBytes  int64
+	done      []manifest.DataFileMeta
+	// files are the bucket's live files as this writer knows them: the
+	// restored ones, then the ones it wrote and compacted.
+	files []manifest.DataFileMeta
+	// compactBefore and compactAfter are the compaction since the last
+	// Prepare.
+	compactBefore, compactAfter []manifest.DataFileMeta
+}
+
+// NewKeyValueWriter returns a writer of changes to the primary-key table
+// of schema s at tablePath (relative to fio's root). restore returns the
+// live files of a (partition, bucket), whose levels compaction continues
+// and after whose largest sequence number new changes are numbered; nil
+// means an empty table. Unless write-only is set, Prepare compacts a
+// bucket whose sorted runs call for it (universal compaction).
+func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore FileRestorer) (*KeyValueWriter, error) {
+	fail := func(err error) (*KeyValueWriter, error) {
+		return nil, fmt.Errorf("new primary-key writer for %s: %w", tablePath, err)
+	}
+	if len(s.PrimaryKeys) == 0 {
+		return fail(fmt.Errorf("%w: the table has no primary key", ErrUnsupportedTable))
+	}
+	if err := s.CheckWritable(); err != nil {
+		return fail(err)
+	}
+	opts := s.Opts()
+	engine, err := mergetree.NewEngine(s, s.Fields)
+	if err != nil {
+		return fail(err)
+	}
+	if err := checkKeyValueWritable(s, engine); err != nil {
+		return fail(err)
+	}
+	if _, ok := s.Options[schema.OptTargetFileSize]; !ok {
+		o.TargetFileSize = kvTargetFileSize
+	}
+	w := &KeyValueWriter{
+		fio: fio, dataDir: strings.TrimSuffix(tablePath, "/"), schema: s, o: o.withDefaults(), restore: restore, engine: engine,
+		fileUUID: uuid.NewString(), buckets: map[string]*kvBucket{}, nextSeq: map[string]int64{}, bufferSize: kvWriteBufferSize,
+	}
+	if d := strings.Trim(opts.DataFilePathDirectory(), "/"); d != "" {
+		w.dataDir = path.Join(w.dataDir, d)
+	}
+	if w.numBuckets, err = opts.Bucket(); err != nil {
+		return fail(err)
+	}
+	if w.partFields, w.partIdx, err = project(s, s.PartitionKeys); err != nil {
+		return fail(fmt.Errorf("partition keys: %w", err))
+	}
+	w.partTypes = typesOf(w.partFields)
+	trimmed, err := kv.TrimmedPrimaryKeys(s.PrimaryKeys, s.PartitionKeys)
+	if err != nil {
+		return fail(err)
+	}
+	bucketKey := opts.BucketKey()
+	if len(bucketKey) == 0 {
+		bucketKey = trimmed
+	}
+	for _, k := range bucketKey {
+		if !slices.Contains(s.PrimaryKeys, k) {
+			return fail(fmt.Errorf("%w: primary keys %v should contain all bucket keys %v", schema.ErrInvalidOption, s.PrimaryKeys, bucketKey))
+		}
+	}
+	if w.bktFields, w.bktIdx, err = project(s, bucketKey); err != nil {
+		return fail(fmt.Errorf("bucket key: %w", err))
+	}
+	w.bktTypes = typesOf(w.bktFields)
+	w.keyIdx = engine.Order.KeyFields
+	w.keyTypes = make([]types.DataType, len(w.keyIdx))
+	for i, j := range w.keyIdx {
+		w.keyTypes[i] = s.Fields[j].Type
+	}
+	keyFields, err := kv.KeyFields(s.Fields, trimmed)
+	if err != nil {
+		return fail(err)
+	}
+	w.fileFields = append(append(keyFields, kv.SequenceNumberField, kv.ValueKindField), s.Fields...)
+	if w.partOpts, err = opts.PartitionOptions(); err != nil {
+		return fail(err)
+	}
+	valueModes, err := opts.StatsModes(s.FieldNames())
+	if err != nil {
+		return fail(err)
+	}
+	sys := schema.StatsMode{Kind: schema.StatsTruncate, Length: systemStatsLength}
+	modes := make([]schema.StatsMode, 0, len(w.fileFields))
+	for range len(keyFields) + 2 {
+		modes = append(modes, sys)
+	}
+	modes = append(modes, valueModes...)
+	if w.dense, err = opts.StatsDenseStore(); err != nil {
+		return fail(err)
+	}
+	comp, err := datafile.NewCompressor(w.o.Compression, w.o.ZstdLevel)
+	if err != nil {
+		return fail(err)
+	}
+	w.wopts = datafile.WriterOptions{Compressor: comp, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	if v, ok := s.Options["write-buffer-size"]; ok {
+		if w.bufferSize, err = schema.ParseMemorySize(v); err != nil {
+			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))
+		}
+	}
+	// RowKindFilter: ignore-delete drops -U and -D, ignore-update-before
+	// -U. Like Flink's upsert sink, deduplicate tables without an input
+	// changelog drop -U as well: the +U that follows replaces the row.
+	ignoreDelete := flag(s.Options, "ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")
+	w.dropDeletes = ignoreDelete
+	w.dropUpdateBefore = ignoreDelete || flag(s.Options, "ignore-update-before") ||
+		(engine.Name == mergetree.EngineDeduplicate && engine.ChangelogProducer != "input")
+	w.extension = ".parquet"
+	if inc, err := opts.FileSuffixIncludeCompression(); err != nil {
+		return fail(err)
+	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
+		w.extension = "." + ext + ".parquet"
+	}
+	if w.reader, err = read.NewTableRead(fio, tablePath, s, nil); err != nil {
+		return fail(err)
+	}
+	writeOnly, err := opts.WriteOnly()
+	if err != nil {
+		return fail(err)
+	}
+	if !writeOnly {
+		u, err := mergetree.UniversalFromOptions(s.Options)
+		if err != nil {
+			return fail(err)
+		}
+		w.compaction = &u
+	}
+	return w, nil
+}
+
+func flag(opts map[string]string, keys ...string) bool {
+	for _, k := range keys {
+		if v, ok := opts[k]; ok {
+			return strings.EqualFold(strings.TrimSpace(v), "true")
+		}
+	}
+	return false
+}
+
+// checkKeyValueWritable refuses the options whose write path lakecore does
+// not implement yet, naming what to set instead.
+func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
+	n, err := s.Opts().Bucket()
+	if err != nil {
+		return err
+	}
+	switch {
+	case n == -1:
+		return fmt.Errorf("%w: bucket = -1 (dynamic bucket): set 'bucket' to a fixed number of buckets", ErrUnsupportedTable)
+	case n < 1:
+		return fmt.Errorf("%w: bucket = %d: set 'bucket' to a fixed number of buckets", ErrUnsupportedTable, n)
+	}
+	if e.Name == mergetree.EngineFirstRow {
+		return fmt.Errorf("%w: merge-engine = first-row needs lookup compaction: use deduplicate, partial-update or aggregation", ErrUnsupportedTable)
+	}
+	if e.DeletionVectors {
+		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
+	}
+	if e.ChangelogProducer != "none" {
+		return fmt.Errorf("%w: changelog-producer = %s: set it to none", ErrUnsupportedTable, e.ChangelogProducer)
+	}
+	for _, k := range []string{"rowkind.field", "data-file.thin-mode", "file.format.per.level", "force-lookup"} {
+		if v, ok := s.Options[k]; ok && !strings.EqualFold(v, "false") {
+			return fmt.Errorf("%w: option %s = %q is not supported for writing: remove it", ErrUnsupportedTable, k, v)
+		}
+	}
+	return nil
+}
+
+// Schema returns the schema rows are written with.
+func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
+
+// Write adds one change (row kind and row, values in schema field order)
+// to the write buffer of its partition and bucket and gives it the next
+// sequence number of that bucket. A change dropped by the row-kind rules
+// (ignore-delete, ignore-update-before, -U of deduplicate tables) is
+// accepted and not written. A row whose key columns do not fit fails alone
+// with ErrInvalidRow naming the field; a delete needs only its key columns
+// (the others may be NULL, even NOT NULL ones, as Java's writer allows for
+// deletes). Storage failures wrap ErrWriterFailed.
+func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) error {
+	if w.failed != nil {
+		return w.failed
+	}
+	if !kind.Valid() {
+		return fmt.Errorf("write to %s: %w: %w", w.dataDir, ErrInvalidRow, kv.ErrInvalidRowKind)
+	}
+	if len(row) != len(w.schema.Fields) {
+		return fmt.Errorf("write to %s: %w: %d values for %d fields", w.dataDir, ErrInvalidRow, len(row), len(w.schema.Fields))
+	}
+	if (kind == kv.UpdateBefore && w.dropUpdateBefore) || (kind == kv.Delete && w.dropDeletes) {
+		return nil
+	}
+	for _, j := range w.keyIdx {
+		if row[j] == nil {
+			return fmt.Errorf("write to %s: %w: primary-key field %q is NULL", w.dataDir, ErrInvalidRow, w.schema.Fields[j].Name)
+		}
+	}
+	for j, f := range w.schema.Fields {
+		if row[j] == nil && !f.Type.Nullable && !kind.IsRetract() {
+			return fmt.Errorf("write to %s: %w: field %q: got NULL, want %s", w.dataDir, ErrInvalidRow, f.Name, f.Type)
+		}
+	}
+	b, err := w.route(ctx, row)
+	if err != nil {
+		return err
+	}
+	b.buf = append(b.buf, &mergetree.KeyValue{Value: row, Seq: b.seq, Kind: kind})
+	b.seq++
+	b.bufBytes += estimateRow(row)
+	if b.bufBytes >= w.bufferSize {
+		if err := w.flush(ctx, b); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// estimateRow is a rough in-memory size of a buffered row.
+func estimateRow(row []any) int64 {
+	n := int64(64 + 16*len(row))
+	for _, v := range row {
+		switch x := v.(type) {
+		case string:
+			n += int64(len(x))
+		case []byte:
+			n += int64(len(x))
+		}
+	}
+	return n
+}
+
+func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
+	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, true)
+	if err != nil {
+		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
+	}
+	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, false)
+	if err != nil {
+		return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
+	}
+	for _, j := range w.keyIdx { // the key must encode, or the file's _MIN_KEY could not
+		if _, err := binrow.Encode([]types.DataType{w.schema.Fields[j].Type}, row[j:j+1]); err != nil {
+			return nil, fmt.Errorf("write to %s: %w: field %q: %w", w.dataDir, ErrInvalidRow, w.schema.Fields[j].Name, err)
+		}
+	}
+	bucket := int32(binrow.Bucket(key, w.numBuckets))
+	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
+	if b, ok := w.buckets[mk]; ok {
+		return b, nil
+	}
+	dir := w.dataDir
+	if len(w.partFields) > 0 {
+		vals, err := binrow.Deserialize(w.partTypes, part)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: partition: %w", w.dataDir, err)
+		}
+		pp, err := binrow.PartitionPath(w.partFields, vals, w.partOpts)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w: partition directory: %w", w.dataDir, ErrInvalidRow, err)
+		}
+		dir = path.Join(dir, pp)
+	}
+	b := &kvBucket{mapKey: mk, partition: part, bucket: bucket, dir: path.Join(dir, "bucket-"+strconv.Itoa(int(bucket)))}
+	if w.restore != nil {
+		files, err := w.restore(ctx, part, bucket)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: restore bucket %d: %w", w.dataDir, bucket, err)
+		}
+		b.files = files
+		for i := range files {
+			b.seq = max(b.seq, files[i].MaxSequenceNumber+1)
+		}
+	}
+	if next, ok := w.nextSeq[mk]; ok && next > b.seq {
+		b.seq = next
+	}
+	w.buckets[mk] = b
+	w.order = append(w.order, b)
+	return b, nil
+}
+
+// encodeFields serializes (partition) or encodes (bucket key) the fields
+// idx of row, naming the field on failure.
+func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row []any, serialize bool) ([]byte, error) {
+	vals := make([]any, len(fields))
+	for i, f := range fields {
+		vals[i] = row[idx[i]]
+		if vals[i] == nil && !f.Type.Nullable {
+			return nil, fmt.Errorf("field %q: got NULL, want %s", f.Name, f.Type)
+		}
+		if _, err := binrow.Encode(ts[i:i+1], vals[i:i+1]); err != nil {
+			return nil, fmt.Errorf("field %q: %w", f.Name, err)
+		}
+	}
+	if serialize {
+		return binrow.Serialize(ts, vals)
+	}
+	return binrow.Encode(ts, vals)
+}
+
+// flush sorts and merges the buffer of b and writes it as level-0 files.
+func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
+	if len(b.buf) == 0 {
+		return nil
+	}
+	order := &w.engine.Order
+	slices.SortStableFunc(b.buf, order.Compare)
+	fn, err := w.engine.NewMergeFunction()
+	if err != nil {
+		return err
+	}
+	reducer := mergetree.NewReducer(fn)
+	var f *kvFile
+	emit := func(r *mergetree.KeyValue) error {
+		if f == nil {
+			if f, err = w.openFile(ctx, b, 0, 0); err != nil {
+				return err
+			}
+		}
+		if err := f.write(w, r); err != nil {
+			return err
+		}
+		if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
+			meta, err := w.closeFile(f)
+			f = nil
+			if err == nil {
+				b.done = append(b.done, meta)
+			}
+			return err
+		}
+		return nil
+	}
+	for i := 0; i < len(b.buf); {
+		j := i + 1
+		for j < len(b.buf) && order.CompareKeys(b.buf[j].Value, b.buf[i].Value) == 0 {
+			j++
+		}
+		reducer.Reset()
+		for _, r := range b.buf[i:j] {
+			if err := reducer.Add(r); err != nil {
+				return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
+			}
+		}
+		r, err := reducer.Result()
+		if err != nil {
+			return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
+		}
+		if r != nil {
+			if err := emit(r); err != nil {
+				if f != nil {
+					_ = f.out.Abort()
+				}
+				return err
+			}
+		}
+		i = j
+	}
+	clear(b.buf)
+	b.buf, b.bufBytes = b.buf[:0], 0
+	if f != nil {
+		meta, err := w.closeFile(f)
+		if err != nil {
+			return err
+		}
+		b.done = append(b.done, meta)
+	}
+	return nil
+}
+
+// kvFile is one KeyValue file being written: a level-0 file of a flush or
+// a compaction output.
+type kvFile struct {
+	level          int32
+	source         int32 // FileSource: 0 APPEND, 1 COMPACT
+	name, path     string
+	out            storage.Writer
+	w              *datafile.Writer
+	rows, deletes  int64
+	minSeq, maxSeq int64
+	first, last    []any // key values
+	row            []any
+}
+
+func (w *KeyValueWriter) openFile(ctx context.Context, b *kvBucket, level, source int32) (*kvFile, error) {
+	name := w.o.FilePrefix + w.fileUUID + "-" + strconv.FormatInt(w.fileCounter, 10) + w.extension
+	w.fileCounter++
+	p := path.Join(b.dir, name)
+	out, err := w.fio.Create(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("create data file %s: %w", p, err)
+	}
+	dw, err := datafile.NewWriter(out, w.fileFields, w.wopts)
+	if err != nil {
+		_ = out.Abort()
+		return nil, fmt.Errorf("create data file %s: %w", p, err)
+	}
+	return &kvFile{level: level, source: source, name: name, path: p, out: out, w: dw, row: make([]any, len(w.fileFields))}, nil
+}
+
+// write appends a merged record: _KEY_ copies, sequence number, kind, values.
+func (f *kvFile) write(w *KeyValueWriter, r *mergetree.KeyValue) error {
+	k := len(w.keyIdx)
+	for i, j := range w.keyIdx {
+		f.row[i] = r.Value[j]
+	}
+	f.row[k], f.row[k+1] = r.Seq, int8(r.Kind)
+	copy(f.row[k+2:], r.Value)
+	if err := f.w.Write(f.row); err != nil {
+		if errors.Is(err, datafile.ErrInvalidValue) {
+			return fmt.Errorf("write data file %s: %w: %w", f.path, ErrInvalidRow, err)
+		}
+		return fmt.Errorf("write data file %s: %w", f.path, err)
+	}
+	key := w.engine.Order.Key(r.Value)
+	if f.rows == 0 {
+		f.first, f.minSeq, f.maxSeq = key, r.Seq, r.Seq
+	}
+	f.last = key
+	f.minSeq, f.maxSeq = min(f.minSeq, r.Seq), max(f.maxSeq, r.Seq)
+	if r.Kind.IsRetract() {
+		f.deletes++
+	}
+	f.rows++
+	return nil
+}
+
+// closeFile closes f and returns its DataFileMeta (KeyValueDataFileWriter.result).
+func (w *KeyValueWriter) closeFile(f *kvFile) (manifest.DataFileMeta, error) {
+	st, err := f.w.Close()
+	if err != nil {
+		_ = f.out.Abort()
+		return manifest.DataFileMeta{}, fmt.Errorf("close data file %s: %w", f.path, err)
+	}
+	if err := f.out.Close(); err != nil {
+		_ = f.out.Abort()
+		return manifest.DataFileMeta{}, fmt.Errorf("close data file %s: %w", f.path, err)
+	}
+	w.closed = append(w.closed, f.path)
+	return w.fileMeta(f, st)
+}
+
+func (w *KeyValueWriter) fileMeta(f *kvFile, st *datafile.FileStats) (manifest.DataFileMeta, error) {
+	k := len(w.keyIdx)
+	if st.RowCount != f.rows || len(st.Columns) != len(w.fileFields) {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: %d rows and %d column stats, want %d and %d",
+			f.path, st.RowCount, len(st.Columns), f.rows, len(w.fileFields))
+	}
+	minKey, err := binrow.Serialize(w.keyTypes, f.first)
+	if err != nil {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: min key: %w", f.path, err)
+	}
+	maxKey, err := binrow.Serialize(w.keyTypes, f.last)
+	if err != nil {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: max key: %w", f.path, err)
+	}
+	// Key stats in "all" mode: every key column, never dense.
+	mins, maxs, nulls := make([]any, k), make([]any, k), make([]*int64, k)
+	for i := range k {
+		c := st.Columns[i]
+		mins[i], maxs[i], nulls[i] = c.Min, c.Max, c.NullCount
+	}
+	keyStats, err := manifest.NewStats(w.keyTypes, mins, maxs, nulls)
+	if err != nil {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: key stats: %w", f.path, err)
+	}
+	valueStats, cols, err := denseStats(w.schema.Fields, st.Columns[k+2:], w.dense)
+	if err != nil {
+		return manifest.DataFileMeta{}, fmt.Errorf("data file %s: value stats: %w", f.path, err)
+	}
+	now := w.o.Now()
+	_, offset := now.Zone()
+	created := now.UnixMilli() + int64(offset)*1000
+	deletes := f.deletes
+	source := f.source
+	return manifest.DataFileMeta{
+		FileName: f.name, FileSize: f.out.Written(), RowCount: f.rows,
+		MinKey: minKey, MaxKey: maxKey, KeyStats: keyStats, ValueStats: valueStats,
+		MinSequenceNumber: f.minSeq, MaxSequenceNumber: f.maxSeq, SchemaID: w.schema.ID, Level: f.level,
+		ExtraFiles: []string{}, CreationTimeMillis: &created, DeleteRowCount: &deletes, FileSource: &source,
+		ValueStatsCols: cols,
+	}, nil
+}
+
+// denseStats encodes column stats as SimpleStatsConverter.toBinary does:
+// with dense store, columns without any stats are left out and listed
+// columns returned (nil when every column is kept).
+func denseStats(fields []types.DataField, cs []datafile.ColumnStats, dense bool) (manifest.SimpleStats, *[]string, error) {
+	n := len(cs)
+	ts := typesOf(fields)
+	mins, maxs, nulls := make([]any, 0, n), make([]any, 0, n), make([]*int64, 0, n)
+	var cols []string
+	var kept []types.DataType
+	for i, c := range cs {
+		if dense && c.Min == nil && c.Max == nil && c.NullCount == nil {
+			if cols == nil {
+				cols = make([]string, 0, n)
+				for j := 0; j < i; j++ {
+					cols = append(cols, fields[j].Name)
+				}
+				kept = append([]types.DataType(nil), ts[:i]...)
+			}
+			continue
+		}
+		if cols != nil {
+			cols = append(cols, fields[i].Name)
+			kept = append(kept, ts[i])
+		}
+		mins, maxs, nulls = append(mins, c.Min), append(maxs, c.Max), append(nulls, c.NullCount)
+	}
+	if cols != nil {
+		ts = kept
+	}
+	s, err := manifest.NewStats(ts, mins, maxs, nulls)
+	if err != nil {
+		return manifest.SimpleStats{}, nil, err
+	}
+	if cols == nil {
+		return s, nil, nil
+	}
+	return s, &cols, nil
+}
+
+// Prepare flushes every write buffer and returns one commit message per
+// (partition, bucket) with the level-0 files written since the last
+// Prepare (MergeTreeWriter.prepareCommit), in the order the buckets were
+// first written. Buckets idle for a whole batch are dropped, keeping their
+// next sequence number.
+func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) {
+	if w.failed != nil {
+		return nil, w.failed
+	}
+	var msgs []commit.Message
+	kept := w.order[:0]
+	for _, b := range w.order {
+		active := len(b.buf) > 0 || len(b.done) > 0
+		if err := w.flush(ctx, b); err != nil {
+			return nil, w.fail(err)
+		}
+		b.files = append(b.files, b.done...)
+		if w.compaction != nil && len(b.done) > 0 {
+			if err := w.compact(ctx, b); err != nil {
+				return nil, w.fail(err)
+			}
+		}
+		if len(b.done) > 0 || len(b.compactBefore) > 0 {
+			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter})
+			b.done, b.compactBefore, b.compactAfter = nil, nil, nil
+		}
+		if active {
+			kept = append(kept, b)
+			continue
+		}
+		delete(w.buckets, b.mapKey)
+		w.nextSeq[b.mapKey] = b.seq
+	}
+	clear(w.order[len(kept):])
+	w.order = kept
+	w.closed = nil
+	return msgs, nil
+}
+
+// Abort drops the buffered changes and deletes the files written since the
+// last Prepare; the writer is usable again. Sequence numbers are not reused.
+func (w *KeyValueWriter) Abort(ctx context.Context) error {
+	var first error
+	for _, b := range w.order {
+		b.buf, b.bufBytes, b.done = nil, 0, nil
+		b.compactBefore, b.compactAfter = nil, nil
+		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
+	}
+	w.order = nil
+	for _, p := range w.closed {
+		if err := w.fio.Delete(ctx, p); err != nil && first == nil {
+			first = fmt.Errorf("abort: delete data file %s: %w", p, err)
+		}
+	}
+	w.closed, w.failed = nil, nil
+	return first
+}
+
+func (w *KeyValueWriter) fail(err error) error {
+	w.failed = fmt.Errorf("%w: %w", ErrWriterFailed, err)
+	return w.failed
+}
