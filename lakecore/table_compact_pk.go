@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // compactKeyValue compacts every (partition, bucket) of a primary-key

@@ -408,7 +408,8 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 	err = c.snapshots.Create(ctx, snap)
 	switch {
 	case err == nil:
-		own := ownFiles{base: fileNames(after), delta: append(fileNames(d.metas), fileNames(d.logMetas)...), adds: addedFiles(ch.entries)}
+		own := ownFiles{base: fileNames(after), delta: append(fileNames(d.metas), fileNames(d.logMetas)...), adds: addedFiles(ch.entries),
+			deletes: filesOfKind(ch.entries, manifest.FileKindDelete)}
 		v, next, cerr := c.confirm(ctx, snap, own)
 		if err := c.settle(ctx, snap, v, next, cerr); err != nil {
 			if v == stale {

@@ -35,9 +35,11 @@ import (
 //     in M's base manifest list, or M's base manifests that N's lists do not
 //     have (merged ones) hold an ADD of a file N added, M continues N;
 //   - if not and M = N+1 while N added files, N is proven stale (N+1 always
-//     carries the previous snapshot's ADDs in its base): its file is
-//     deleted, nothing references its other files, and the commit is
-//     retried from the new latest snapshot;
+//     carries the previous snapshot's ADDs in its base); so it is when N
+//     only deleted files (partition expiry's OVERWRITE) and one of them is
+//     live in N+1 (a deleted file never comes back in an append table). Its
+//     file is deleted, nothing references its other files, and the commit
+//     is retried from the new latest snapshot;
 //   - otherwise (M > N+1: an expiry is deleting the snapshots between, or N
 //     added no files) the outcome is unknown: snapshot-N is deleted when
 //     M > N+1 (it is being expired either way), the files stay, and the
@@ -53,16 +55,21 @@ const (
 )
 
 // ownFiles describes what one snapshot of this committer references: its
-// base and delta manifest names and the data files its delta adds.
+// base and delta manifest names and the data files its delta adds and
+// deletes.
 type ownFiles struct {
-	base, delta []string
-	adds        map[string]bool
+	base, delta   []string
+	adds, deletes map[string]bool
 }
 
 func addedFiles(entries []manifest.Entry) map[string]bool {
+	return filesOfKind(entries, manifest.FileKindAdd)
+}
+
+func filesOfKind(entries []manifest.Entry, kind manifest.FileKind) map[string]bool {
 	out := map[string]bool{}
 	for i := range entries {
-		if entries[i].Kind == manifest.FileKindAdd {
+		if entries[i].Kind == kind {
 			out[entries[i].File.FileName] = true
 		}
 	}
@@ -81,7 +88,7 @@ func (c *Committer) readOwnFiles(ctx context.Context, s *snapshot.Snapshot) (own
 	if err != nil {
 		return o, err
 	}
-	o.base, o.delta, o.adds = fileNames(base), fileNames(delta), map[string]bool{}
+	o.base, o.delta, o.adds, o.deletes = fileNames(base), fileNames(delta), map[string]bool{}, map[string]bool{}
 	for i := range delta {
 		entries, err := c.readEntries(ctx, &delta[i])
 		if err != nil {
@@ -89,6 +96,9 @@ func (c *Committer) readOwnFiles(ctx context.Context, s *snapshot.Snapshot) (own
 		}
 		for f := range addedFiles(entries) {
 			o.adds[f] = true
+		}
+		for f := range filesOfKind(entries, manifest.FileKindDelete) {
+			o.deletes[f] = true
 		}
 	}
 	return o, nil
@@ -162,10 +172,34 @@ func (c *Committer) confirmOnce(ctx context.Context, s *snapshot.Snapshot, own o
 			return continues, next, nil
 		case next == s.ID+1 && len(own.adds) > 0:
 			return stale, next, nil
+		case next == s.ID+1 && len(own.deletes) > 0:
+			back, err := c.keepsDeleted(ctx, m, own)
+			switch {
+			case err != nil:
+				return unclear, next, err
+			case back:
+				return stale, next, nil
+			}
+			return unclear, next, nil
 		default:
 			return unclear, next, nil
 		}
 	}
+}
+
+// keepsDeleted reports whether a file own deleted is live in m: then m does
+// not continue the snapshot own describes.
+func (c *Committer) keepsDeleted(ctx context.Context, m *snapshot.Snapshot, own ownFiles) (bool, error) {
+	live, err := c.liveEntries(ctx, m, nil)
+	if err != nil {
+		return false, fmt.Errorf("read the live files of snapshot %d: %w", m.ID, err)
+	}
+	for i := range live {
+		if own.deletes[live[i].File.FileName] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // lowestAbove returns the lowest snapshot id above id, 0 if there is none.

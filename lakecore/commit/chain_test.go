@@ -130,6 +130,30 @@ func TestStaleSnapshotAfterExpiry(t *testing.T) {
 	}
 }
 
+// TestStaleDropAfterExpiry: as above for a snapshot that adds no files but
+// deletes some (partition expiry's OVERWRITE): snapshot 3 still has a file
+// b's snapshot-2 deleted, which proves it stale; b deletes it and drops the
+// partition again on top of 3, instead of leaving a snapshot-2 below the
+// retained ones whose base manifests expiry deletes.
+func TestStaleDropAfterExpiry(t *testing.T) {
+	local, a := writerA(t)
+	ctx := context.Background()
+	b := commit.New(overtake(t, local, local, a, "a2", "a3"), tablePath, commit.Options{CommitUser: "b"})
+	s, err := b.Overwrite(ctx, 1, [][]byte{part(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ID != 4 || s.CommitKind != snapshot.CommitOverwrite {
+		t.Errorf("b landed as snapshot %d (%s), want 4 (OVERWRITE)", s.ID, s.CommitKind)
+	}
+	if got := listIDs(t, local); !slices.Equal(got, []int64{3, 4}) {
+		t.Errorf("snapshots %v, want [3 4] (the stale snapshot-2 deleted)", got)
+	}
+	if got := names(live(t, local)); len(got) != 0 {
+		t.Errorf("live files %v, want none (the partition dropped)", got)
+	}
+}
+
 // TestStaleSnapshotWhileExpiring: as above, but expiry also deleted
 // snapshot 3, so the snapshot above b's stale snapshot-2 is 4 and b cannot
 // prove what happened (its snapshot could also have been continued and be
@@ -330,5 +354,50 @@ func TestStaleSnapshotHintUnreadable(t *testing.T) {
 	}
 	if latest, ok, err := snapshot.NewManager(local, tablePath).LatestID(ctx); err != nil || !ok || latest != 4 {
 		t.Errorf("LatestID = %d, %v, %v; want 4", latest, ok, err)
+	}
+}
+
+// TestDropFollowerIsNotStale: a partition drop (no files added) that
+// another writer continues at once is not taken for stale: the files it
+// deleted are not live in the follower, whether the follower kept its delta
+// manifest or merged it away.
+func TestDropFollowerIsNotStale(t *testing.T) {
+	for _, merge := range []bool{false, true} {
+		t.Run(fmt.Sprintf("merged=%v", merge), func(t *testing.T) {
+			local := localFIO(t)
+			createTable(t, local, nil)
+			ctx := context.Background()
+			ao := commit.Options{CommitUser: "a"}
+			if merge {
+				ao.ManifestMergeMinCount = 2
+			}
+			a := commit.New(local, tablePath, ao)
+			if _, err := a.Commit(ctx, 1, []commit.Message{msg(1, file("a1", 1)), msg(2, file("a0", 1))}); err != nil {
+				t.Fatal(err)
+			}
+			hook := &hookFIO{FileIO: local, match: func(op, p string) bool { return op == "create" && p == snapshotPath(2) }}
+			hook.after = func() {
+				if _, err := a.Commit(ctx, 2, []commit.Message{msg(2, file("a2", 1))}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b := commit.New(hook, tablePath, commit.Options{CommitUser: "b"})
+			_, err := b.Overwrite(ctx, 1, [][]byte{part(1)}, nil)
+			if errors.Is(err, commit.ErrStaleSnapshot) && !errors.Is(err, commit.ErrCommitAmbiguous) {
+				t.Fatalf("the drop was taken for stale: %v", err)
+			}
+			if !merge && err != nil {
+				t.Fatal(err)
+			}
+			if err != nil {
+				t.Logf("the follower merged the drop's manifest away, so the outcome is unknown: %v", err)
+			}
+			if got := listIDs(t, local); !slices.Equal(got, []int64{1, 2, 3}) {
+				t.Errorf("snapshots %v, want [1 2 3] (the drop kept)", got)
+			}
+			if got := names(live(t, local)); strings.Join(got, ",") != "a0,a2" {
+				t.Errorf("live files %v, want a0,a2", got)
+			}
+		})
 	}
 }

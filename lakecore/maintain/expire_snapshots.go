@@ -139,7 +139,14 @@ func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s))
 //   - then the manifests, manifest lists, index manifests, index files and
 //     statistics files of the expired snapshots that neither snapshot end
 //     nor a tag in the range uses (FileDeletionBase.cleanUnusedManifests);
-//   - then the snapshot files, and last the EARLIEST hint (= end).
+//   - the snapshot files are deleted first, oldest first, then the EARLIEST
+//     hint (= end) is written, and only then the files above: Java deletes
+//     the snapshot files last, so that a crash leaves listed snapshots
+//     without their files. Everything is planned before anything changes,
+//     and the plan is kept in a journal that the next ExpireSnapshots or
+//     RemoveOrphanFiles finishes after a crash (expire_journal.go): at
+//     every point where a crash can stop the run, every listed snapshot
+//     keeps all its files.
 //
 // A manifest that cannot be read only keeps files (as in Java): the run
 // goes on. Files that cannot be deleted are counted in the Report and the
@@ -165,6 +172,13 @@ func ExpireSnapshots(ctx context.Context, fio storage.FileIO, tablePath string, 
 		return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
 	}
 	e := &expirer{t: t, cfg: cfg, rep: rep, del: newDeleter(fio, rep, o.DryRun, o.Progress), dryRun: o.DryRun}
+	if !o.DryRun {
+		n, err := t.finishPendingExpiries(ctx, e.del)
+		rep.SnapshotsExpired += n
+		if err != nil {
+			return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
+		}
+	}
 	if err := e.expire(ctx); err != nil {
 		return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
 	}
@@ -249,46 +263,57 @@ func (e *expirer) expireUntil(ctx context.Context, earliestID, endExclusive int6
 		return err
 	}
 
+	// Plan everything before changing anything (expire_journal.go).
+	run := &expiryRun{journal: expiryJournal{Earliest: endExclusive}}
 	// Data files deleted by the snapshots (begin, end] are not used by
 	// snapshot end or later ones.
-	if err := e.cleanDataFiles(ctx, withEnd[1:], tags); err != nil {
+	if run.data, run.bucketDirs, err = e.planDataFiles(ctx, withEnd[1:], tags); err != nil {
 		return err
 	}
 	// Changelog files of the expired snapshots (none for append tables).
-	if err := e.cleanChangelogFiles(ctx, expiring); err != nil {
+	changelog, err := e.planChangelogFiles(ctx, expiring)
+	if err != nil {
 		return err
 	}
+	run.data = append(run.data, changelog...)
 
 	last := withEnd[len(withEnd)-1]
-	if last.ID != endExclusive {
-		// Snapshot end is gone (expired by another process): its manifests
-		// cannot be protected, so stop here as Java does.
-		return nil
+	// When snapshot end is gone (expired by another process) its manifests
+	// cannot be protected, so they stay, as in Java.
+	if last.ID == endExclusive {
+		skipping := append(skippingTags(tags, begin, endExclusive), last)
+		skip, err := e.manifestSkippingSet(ctx, skipping)
+		if err != nil {
+			t.log.Warn("skip cleaning manifest files: cannot build the set of manifests in use", "table", t.path, "error", err)
+		} else if run.files, err = e.planManifests(ctx, expiring, skip); err != nil {
+			return err
+		}
 	}
-	skipping := append(skippingTags(tags, begin, endExclusive), last)
-	skip, err := e.manifestSkippingSet(ctx, skipping)
-	if err != nil {
-		t.log.Warn("skip cleaning manifest files: cannot build the set of manifests in use", "table", t.path, "error", err)
-	} else if err := e.cleanManifests(ctx, expiring, skip); err != nil {
-		return err
+	for _, s := range expiring {
+		run.journal.Snapshots = append(run.journal.Snapshots, s.ID)
 	}
-
-	// Snapshot files last, then the hint.
-	snapFiles := make([]fileRef, len(expiring))
-	for i, s := range expiring {
-		snapFiles[i] = fileRef{path: t.snapshots.Path(s.ID), size: -1}
-	}
-	if err := e.del.delete(ctx, "delete snapshot files", snapFiles); err != nil {
-		return err
-	}
-	e.rep.SnapshotsExpired = len(expiring)
+	e.rep.SnapshotsExpired += len(expiring)
 	if len(expiring) > 0 {
 		e.rep.ExpiredFrom, e.rep.ExpiredUntil = begin, endExclusive
 	}
 	if e.dryRun {
-		return nil
+		snapFiles := make([]fileRef, len(expiring))
+		for i, s := range expiring {
+			snapFiles[i] = fileRef{path: t.snapshots.Path(s.ID), size: -1}
+		}
+		if err := e.del.delete(ctx, "delete snapshot files", snapFiles); err != nil {
+			return err
+		}
+		if err := e.del.delete(ctx, "delete data files", run.data); err != nil {
+			return err
+		}
+		return e.del.delete(ctx, "delete manifests", run.files)
 	}
-	return t.snapshots.WriteEarliestHint(ctx, endExclusive)
+	run.journal.Data, run.journal.Files = t.relToTable(run.data), t.relToTable(run.files)
+	if err := t.writeJournal(ctx, run); err != nil {
+		return err
+	}
+	return t.applyExpiry(ctx, e.del, run, e.cfg.cleanEmptyDirs)
 }
 
 // collectSnapshots reads the snapshots [from, to] that exist.
@@ -371,10 +396,11 @@ func (b bucketFiles) has(part []byte, bucket int32, name string) bool {
 	return b[string(part)][bucket][name]
 }
 
-// cleanDataFiles deletes the data files that the deltas of snaps removed,
+// planDataFiles returns the data files that the deltas of snaps removed,
 // unless the nearest earlier tag still holds them
-// (FileDeletionBase.createDataFileSkipperForTags, cleanUnusedDataFiles).
-func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot, tags []*snapshot.Snapshot) error {
+// (FileDeletionBase.createDataFileSkipperForTags, cleanUnusedDataFiles),
+// and their bucket directories.
+func (e *expirer) planDataFiles(ctx context.Context, snaps []*snapshot.Snapshot, tags []*snapshot.Snapshot) ([]fileRef, map[string]bool, error) {
 	t := e.t
 	// The data files of each tag some snapshot needs; a tag that cannot be
 	// read protects nothing, so its snapshots keep their files.
@@ -388,7 +414,7 @@ func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot
 		entries, err := t.liveEntries(ctx, tags[i])
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return nil, nil, ctx.Err()
 			}
 			t.log.Warn("skip cleaning data files: cannot read the tagged snapshot", "table", t.path, "tag_snapshot", tags[i].ID, "error", err)
 			tagFailed[i] = true
@@ -460,7 +486,7 @@ func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var all []fileRef
 	dirs := map[string]bool{}
@@ -470,13 +496,7 @@ func (e *expirer) cleanDataFiles(ctx context.Context, snaps []*snapshot.Snapshot
 			dirs[d] = true
 		}
 	}
-	if err := e.del.delete(ctx, "delete data files", all); err != nil {
-		return err
-	}
-	if e.cfg.cleanEmptyDirs && !e.dryRun {
-		t.removeEmptyDirs(ctx, dirs)
-	}
-	return nil
+	return all, dirs, nil
 }
 
 // readDelta reads all entries of a manifest list; ok is false (and the
@@ -507,9 +527,9 @@ func (e *expirer) readDelta(ctx context.Context, list string, size *int64) ([]ma
 	return all, true, nil
 }
 
-// cleanChangelogFiles deletes the files added by the changelog manifest
+// planChangelogFiles returns the files added by the changelog manifest
 // lists of snaps (FileDeletionBase.deleteAddedDataFiles).
-func (e *expirer) cleanChangelogFiles(ctx context.Context, snaps []*snapshot.Snapshot) error {
+func (e *expirer) planChangelogFiles(ctx context.Context, snaps []*snapshot.Snapshot) ([]fileRef, error) {
 	t := e.t
 	var files []fileRef
 	for _, s := range snaps {
@@ -534,7 +554,7 @@ func (e *expirer) cleanChangelogFiles(ctx context.Context, snaps []*snapshot.Sna
 				}
 				file, _, ok, err := t.dataFilePaths(en.Partition, en.Bucket, &en.File)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if ok {
 					files = append(files, fileRef{path: file, size: en.File.FileSize, data: true})
@@ -542,7 +562,7 @@ func (e *expirer) cleanChangelogFiles(ctx context.Context, snaps []*snapshot.Sna
 			}
 		}
 	}
-	return e.del.delete(ctx, "delete changelog files", files)
+	return files, nil
 }
 
 // manifestSkippingSet is FileDeletionBase.manifestSkippingSet: every
@@ -578,11 +598,11 @@ func (e *expirer) manifestSkippingSet(ctx context.Context, snaps []*snapshot.Sna
 	return skip, nil
 }
 
-// cleanManifests deletes what the expired snapshots used and skip does not
+// planManifests returns what the expired snapshots used and skip does not
 // hold (FileDeletionBase.cleanUnusedManifests: base and delta manifest
 // lists with their manifests, the changelog list, index manifests with
 // their index files, statistics).
-func (e *expirer) cleanManifests(ctx context.Context, snaps []*snapshot.Snapshot, skip map[string]bool) error {
+func (e *expirer) planManifests(ctx context.Context, snaps []*snapshot.Snapshot, skip map[string]bool) ([]fileRef, error) {
 	t := e.t
 	var files []fileRef
 	cleanList := func(name string, size *int64) {
@@ -618,7 +638,7 @@ func (e *expirer) cleanManifests(ctx context.Context, snaps []*snapshot.Snapshot
 			case errors.Is(err, storage.ErrNotExist):
 				// deleted with an earlier snapshot
 			case err != nil:
-				return fmt.Errorf("snapshot %d: %w", s.ID, err)
+				return nil, fmt.Errorf("snapshot %d: %w", s.ID, err)
 			default:
 				for i := range entries {
 					ie := &entries[i]
@@ -638,5 +658,5 @@ func (e *expirer) cleanManifests(ctx context.Context, snaps []*snapshot.Snapshot
 			files = append(files, fileRef{path: t.statisticsPath(*s.Statistics), size: -1})
 		}
 	}
-	return e.del.delete(ctx, "delete manifests", files)
+	return files, nil
 }

@@ -383,8 +383,44 @@ func TestExpireSnapshotsDeleteFailures(t *testing.T) {
 	if rep.FailedDeletes != 1 || !strings.Contains(rep.FirstFailure, "data-f1.parquet") {
 		t.Errorf("failures %d %q", rep.FailedDeletes, rep.FirstFailure)
 	}
-	// Everything else went as planned.
-	h.expectFiles(t, []int64{5, 6}, "5", h.manifestsOf(5, 6), names(h.f1, h.f4, h.f5))
+	// Everything else went as planned; the journal stays, and the next
+	// expiry deletes what is left.
+	if _, err := os.Stat(filepath.Join(h.tableDir(), "snapshot", "EXPIRING-5")); err != nil {
+		t.Fatalf("the expiry journal: %v", err)
+	}
+	if rep := h.expire(t, maintain.ExpireSnapshotsOptions{RetainMin: 2}); !slices.Equal(rep.Removed, []string{"db.db/t/bucket-0/data-f1.parquet"}) {
+		t.Errorf("the next expiry removed %v, want the file left behind", rep.Removed)
+	}
+	h.expectFiles(t, []int64{5, 6}, "5", h.manifestsOf(5, 6), names(h.f4, h.f5))
+}
+
+// TestExpireSnapshotsStopsAtSnapshotDeleteFailure: a snapshot file that
+// cannot be deleted stops the run before any data file or manifest goes
+// (the older snapshot files are gone, the younger ones stay, all readable);
+// the journal lets the next run finish.
+func TestExpireSnapshotsStopsAtSnapshotDeleteFailure(t *testing.T) {
+	h := newHistory(t, nil)
+	before := h.filesOnDisk()
+	faulty := faultfs.New(h.fio, 1, faultfs.Fault{Ops: faultfs.OpDelete, Path: "db.db/t/snapshot/snapshot-2"})
+	_, err := maintain.ExpireSnapshots(context.Background(), faulty, h.path, maintain.ExpireSnapshotsOptions{RetainMin: 2, Now: func() time.Time { return testNow }})
+	if err == nil || !strings.Contains(err.Error(), "snapshot-2") {
+		t.Fatalf("err = %v, want the failed deletion of snapshot-2", err)
+	}
+	want := append(slices.DeleteFunc(slices.Clone(before), func(p string) bool { return p == "snapshot/snapshot-1" }), "snapshot/EXPIRING-5")
+	sort.Strings(want)
+	if d := diff(want, h.filesOnDisk()); d != "" {
+		t.Fatalf("files after the failed run:%s", d)
+	}
+	for id := int64(2); id <= 6; id++ {
+		if got := h.readIDs(t, id); len(got) == 0 {
+			t.Errorf("snapshot %d reads no rows", id)
+		}
+	}
+	rep := h.expire(t, maintain.ExpireSnapshotsOptions{RetainMin: 2})
+	if rep.SnapshotsExpired != 3 {
+		t.Errorf("the next run expired %d snapshots, want 3 (2..4)", rep.SnapshotsExpired)
+	}
+	h.expectFiles(t, []int64{5, 6}, "5", h.manifestsOf(5, 6), names(h.f4, h.f5))
 }
 
 // TestExpireSnapshotsJavaFixture expires a table Java wrote: snapshot 4

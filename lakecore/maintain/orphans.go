@@ -51,8 +51,11 @@ type RemoveOrphanFilesOptions struct {
 // paimon-core/src/main/java/org/apache/paimon/operation/OrphanFilesClean.java,
 // LocalOrphanFilesClean.java):
 //
+//   - first, what interrupted snapshot expiries left: their journals
+//     (snapshot/EXPIRING-N) are finished as ExpireSnapshots finishes them;
 //   - in snapshot/ and changelog/ every file that is not snapshot-N /
-//     changelog-N or a hint (leftover .snapshot-N.<uuid>.tmp and the like);
+//     changelog-N, a hint or an expiry journal (leftover
+//     .snapshot-N.<uuid>.tmp and the like);
 //   - in manifest/, index/, statistics/ and the bucket directories of the
 //     data (<partition>/bucket-N/) every file whose name no manifest list,
 //     manifest, index manifest, statistics file, data file or extra file
@@ -119,6 +122,15 @@ type candidate struct {
 
 func (c *orphanCleaner) clean(ctx context.Context) error {
 	t := c.t
+	if !c.del.dryRun {
+		// What an interrupted snapshot expiry left is deleted by its journal,
+		// young or old (expire_journal.go).
+		n, err := t.finishPendingExpiries(ctx, c.del)
+		c.rep.SnapshotsExpired += n
+		if err != nil {
+			return err
+		}
+	}
 	roots, err := c.branchRoots(ctx)
 	if err != nil {
 		return err
@@ -135,7 +147,7 @@ func (c *orphanCleaner) clean(ctx context.Context) error {
 			}
 			for _, fi := range infos {
 				name := path.Base(fi.Path)
-				if c.oldEnough(fi) && !strings.HasPrefix(name, d.prefix) && name != snapshot.EarliestHint && name != snapshot.LatestHint {
+				if c.oldEnough(fi) && !strings.HasPrefix(name, d.prefix) && name != snapshot.EarliestHint && name != snapshot.LatestHint && !isJournal(name) {
 					stray = append(stray, fileRef{path: fi.Path, size: fi.Size})
 				}
 			}

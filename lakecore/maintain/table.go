@@ -269,6 +269,18 @@ func serialize(p Progress) Progress {
 // (Java's deleteQuietly); only a cancelled context is returned. phase names
 // the work for progress events.
 func (d *deleter) delete(ctx context.Context, phase string, files []fileRef) error {
+	return d.run(ctx, phase, files, ioParallelism, false)
+}
+
+// deleteInOrder deletes files one at a time in order and stops at the
+// first that cannot be deleted (recorded in the report and returned): a
+// snapshot whose deletion failed must stay listed, and so must every
+// younger one.
+func (d *deleter) deleteInOrder(ctx context.Context, phase string, files []fileRef) error {
+	return d.run(ctx, phase, files, 1, true)
+}
+
+func (d *deleter) run(ctx context.Context, phase string, files []fileRef, workers int, stopAtFailure bool) error {
 	d.phase = phase
 	d.mu.Lock()
 	todo := files[:0:0]
@@ -280,7 +292,7 @@ func (d *deleter) delete(ctx context.Context, phase string, files []fileRef) err
 	}
 	d.mu.Unlock()
 	var done atomic.Int64
-	return parallel.ForEach(ctx, ioParallelism, len(todo), func(ctx context.Context, i int) error {
+	return parallel.ForEach(ctx, workers, len(todo), func(ctx context.Context, i int) error {
 		f := todo[i]
 		if f.size < 0 {
 			info, err := d.fio.Stat(ctx, f.path)
@@ -302,6 +314,9 @@ func (d *deleter) delete(ctx context.Context, phase string, files []fileRef) err
 					return ctx.Err()
 				}
 				d.report.failed(f.path, err)
+				if stopAtFailure {
+					return err
+				}
 				return nil
 			}
 		}

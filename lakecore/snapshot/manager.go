@@ -245,6 +245,11 @@ func (m *Manager) ReadLatestHint(ctx context.Context) (id int64, ok bool, err er
 	return m.readHint(ctx, LatestHint)
 }
 
+// ReadEarliestHint is ReadLatestHint for the EARLIEST hint.
+func (m *Manager) ReadEarliestHint(ctx context.Context) (id int64, ok bool, err error) {
+	return m.readHint(ctx, EarliestHint)
+}
+
 // Exists reports whether snapshot-<id> exists.
 func (m *Manager) Exists(ctx context.Context, id int64) (bool, error) {
 	return m.exists(ctx, id)

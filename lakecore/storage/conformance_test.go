@@ -16,6 +16,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/memfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
 )
 
@@ -24,7 +25,8 @@ type factory func(t *testing.T) storage.FileIO
 
 // TestConformance runs the FileIO contract against every implementation:
 // Local, S3 on a real server (under a prefix and at the bucket root) and
-// a faultfs.FS without rules (which must be transparent).
+// a faultfs.FS without rules (which must be transparent) and memfs in both
+// of its durability models.
 func TestConformance(t *testing.T) {
 	t.Run("local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return newLocal(t) })
@@ -32,6 +34,11 @@ func TestConformance(t *testing.T) {
 	t.Run("faulty-local", func(t *testing.T) {
 		conformance(t, func(t *testing.T) storage.FileIO { return faultfs.New(newLocal(t), 1) })
 	})
+	for _, m := range []memfs.Model{memfs.LocalDisk, memfs.ObjectStore} {
+		t.Run("memfs-"+m.String(), func(t *testing.T) {
+			conformance(t, func(t *testing.T) storage.FileIO { return memfs.New(m) })
+		})
+	}
 	t.Run("s3", func(t *testing.T) {
 		cfg := s3test.Endpoint(t)
 		cfg.ListPageSize = 7 // make the pagination tests page

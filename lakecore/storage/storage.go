@@ -2,7 +2,8 @@
 // a small FileIO interface with a local-disk ([Local]) and an S3 ([S3])
 // implementation chosen by the warehouse URI's scheme ([Open]). Test
 // machinery lives beside it, not in it: package storage/faultfs wraps any
-// FileIO to inject faults.
+// FileIO to inject faults, and storage/memfs is an in-memory FileIO that
+// simulates crashes (unsynced changes lost) at every mutating step.
 //
 // Paths are slash-separated and relative to the FileIO's root (the
 // warehouse), for example "default.db/t/snapshot/snapshot-1". They never

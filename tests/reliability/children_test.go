@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -17,8 +18,20 @@ import (
 // Child roles: the test binary re-executed as a maintenance process that
 // loops over one operation on a table until a stop file appears.
 const (
-	roleCompact = "compact"
-	roleExpire  = "expire"
+	roleCompact          = "compact"
+	roleExpire           = "expire"
+	roleExpirePartitions = "expire-partitions"
+	roleRemoveOrphans    = "remove-orphan-files"
+)
+
+// The partition expiry of the expire-partitions role: the partition p = 0,
+// 1, 2 of the concurrency table reads as the day 2024-01-10, -11, -12, and
+// with the clock at 2024-01-12 and an expiration time of 36 h only p = 0
+// expires, again whenever writers have added files to it.
+var (
+	childPartitionNow        = time.Date(2024, 1, 12, 0, 0, 0, 0, time.UTC)
+	childPartitionPattern    = "2024-01-1$p"
+	childPartitionExpiration = 36 * time.Hour
 )
 
 // childEnv is what a child needs, passed in its environment as JSON.
@@ -31,6 +44,9 @@ type childEnv struct {
 	// TargetFileSize and MinFileNum tune compaction.
 	TargetFileSize int64
 	MinFileNum     int
+	// KillAfter > 0 makes the expire role kill itself with SIGKILL at the
+	// KillAfter-th file it deletes (its Progress events), mid-expiry.
+	KillAfter int
 }
 
 // childS3 is the part of storage.S3Config a child needs.
@@ -53,6 +69,7 @@ const envChildConfig = "BP_RELIABILITY_CHILD_CONFIG"
 type childResult struct {
 	Snapshots []int64 `json:",omitempty"`
 	Expired   int     `json:",omitempty"`
+	Removed   int     `json:",omitempty"`
 	Rewritten int64   `json:",omitempty"`
 	Error     string  `json:",omitempty"`
 }
@@ -131,14 +148,47 @@ func runChild(role string) int {
 				res.Snapshots, res.Rewritten = rep.Snapshots, rep.Rewritten.Files
 			}
 		case roleExpire:
+			var progress maintain.Progress
+			if c.KillAfter > 0 {
+				deleted := 0
+				progress = func(maintain.Event) {
+					if deleted++; deleted == c.KillAfter {
+						_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+						select {} // until the signal lands
+					}
+				}
+			}
 			rep, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{
-				RetainMin: 1, RetainMax: 3, OlderThan: time.Now(),
+				RetainMin: 1, RetainMax: 3, OlderThan: time.Now(), Progress: progress,
 			})
 			if err != nil {
 				res.Error = err.Error()
 			}
 			if rep != nil {
 				res.Expired = rep.SnapshotsExpired
+			}
+		case roleExpirePartitions:
+			rep, err := tbl.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{
+				CommitUser: "partition-expirer", ExpirationTime: childPartitionExpiration, TimestampPattern: childPartitionPattern,
+				Now: func() time.Time { return childPartitionNow }, Location: time.UTC,
+			})
+			if err != nil {
+				res.Error = err.Error()
+			}
+			if rep != nil {
+				res.Snapshots = rep.Snapshots
+			}
+		case roleRemoveOrphans:
+			// The default older_than (1 day): files the writers are about
+			// to commit are never candidates; the run reads every live
+			// snapshot's metadata while the others change the table, and
+			// finishes any expiry journal.
+			rep, err := tbl.RemoveOrphanFiles(ctx, maintain.RemoveOrphanFilesOptions{})
+			if err != nil {
+				res.Error = err.Error()
+			}
+			if rep != nil {
+				res.Removed = len(rep.Removed)
 			}
 		default:
 			fmt.Fprintf(os.Stderr, "unknown child role %q\n", role)

@@ -23,12 +23,15 @@ import (
 // The concurrency test: four writer processes (the real binary, a generate
 // input into the paimon output with max_in_flight 1, so one commit per
 // generated batch) commit 50 times each into one table, on a local disk and
-// on the S3 server; then the same with a compaction process and a snapshot
-// expiry process (the test binary re-executed, looping over Table.Compact
-// and Table.ExpireSnapshots with retain-min 1) alongside. Every row must be
-// in the latest snapshot exactly once, every writer must have committed 50
-// snapshots with identifiers 1..50, and the snapshot ids the writers and
-// the compactor report must be exactly 1..latest.
+// on the S3 server; then the same with four maintenance processes alongside
+// (the test binary re-executed, looping over Table.Compact,
+// Table.ExpireSnapshots with retain-min 1, Table.ExpirePartitions dropping
+// the partition p = 0 whenever it has files, and Table.RemoveOrphanFiles).
+// Every row must be in the latest snapshot exactly once (with partition
+// expiry alongside: at most once in p = 0, which it drops), every writer
+// must have committed 50 snapshots with identifiers 1..50, and the snapshot
+// ids the writers, the compactor and the partition expirer report must be
+// exactly 1..latest.
 
 const (
 	concWriters = 4
@@ -117,9 +120,6 @@ func TestConcurrentProcesses(t *testing.T) {
 		runConcurrent(t, bin, s3Target(t), false)
 	})
 	t.Run("s3-with-maintenance", func(t *testing.T) {
-		if !long() {
-			t.Skip("long mode only (-long)")
-		}
 		runConcurrent(t, bin, s3Target(t), true)
 	})
 }
@@ -138,7 +138,7 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	}
 	var children []child
 	if maintained {
-		for _, role := range []string{roleCompact, roleExpire} {
+		for _, role := range []string{roleCompact, roleExpire, roleExpirePartitions, roleRemoveOrphans} {
 			cmd, out, err := startChild(role, childEnv{
 				Warehouse: tgt.warehouse, S3: toChildS3(tgt.s3), Database: "rel", Table: "conc", StopFile: stopFile,
 				TargetFileSize: 16 << 10, MinFileNum: 3,
@@ -184,9 +184,10 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	if err := os.WriteFile(stopFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var compacted, expired, rewritten int
+	var compacted, expired, rewritten, drops, orphans int
 	var compactSnaps []int64
 	var childErrs []string
+	runs := map[string]int{}
 	for _, c := range children {
 		if err := c.cmd.Wait(); err != nil {
 			t.Errorf("%s process: %v", c.role, err)
@@ -195,16 +196,21 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		runs[c.role] = len(res)
 		for _, r := range res {
 			if r.Error != "" {
 				childErrs = append(childErrs, c.role+": "+r.Error)
 			}
 			compactSnaps = append(compactSnaps, r.Snapshots...)
-			if len(r.Snapshots) > 0 {
+			switch {
+			case len(r.Snapshots) > 0 && c.role == roleCompact:
 				compacted++
+			case len(r.Snapshots) > 0:
+				drops++
 			}
 			expired += r.Expired
 			rewritten += int(r.Rewritten)
+			orphans += r.Removed
 		}
 	}
 	for w, err := range errs {
@@ -240,9 +246,9 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	}
 	for _, s := range compactSnaps {
 		if prev, dup := owner[s]; dup {
-			t.Errorf("snapshot %d reported by the compactor and by %s", s, prev)
+			t.Errorf("snapshot %d reported by a maintenance process and by %s", s, prev)
 		}
-		owner[s] = "compactor"
+		owner[s] = "maintenance"
 	}
 
 	tbl := openTable(t, ctx, tgt.fio, "rel", "conc")
@@ -263,7 +269,7 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	// Snapshots still there agree with what the writers logged.
 	for _, s := range a.snapshots {
 		who := owner[s.ID]
-		if want := strings.Replace(who, "writer ", "writer-", 1); who != "compactor" && s.CommitUser != want {
+		if want := strings.Replace(who, "writer ", "writer-", 1); who != "maintenance" && s.CommitUser != want {
 			t.Errorf("snapshot %d has commit user %s, the logs say %s", s.ID, s.CommitUser, who)
 		}
 	}
@@ -272,10 +278,12 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	for _, r := range a.latest {
 		seen[[2]int64{int64(r[0].(int32)), r[1].(int64)}]++
 	}
-	lost, dups := 0, 0
+	lost, dups, dropped := 0, 0, 0
 	for w := 0; w < concWriters; w++ {
 		for s := 1; s <= concCommits*concRows; s++ {
 			switch n := seen[[2]int64{int64(w), int64(s)}]; {
+			case n == 0 && maintained && s%3 == 0:
+				dropped++ // p = 0, which partition expiry drops
 			case n == 0:
 				lost++
 			case n > 1:
@@ -289,8 +297,8 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 			stats[k] += v
 		}
 	}
-	if lost > 0 || dups > 0 || len(a.latest) != concWriters*concCommits*concRows {
-		t.Errorf("%d rows, want %d: %d lost, %d duplicated", len(a.latest), concWriters*concCommits*concRows, lost, dups)
+	if lost > 0 || dups > 0 || len(a.latest)+dropped != concWriters*concCommits*concRows {
+		t.Errorf("%d rows, want %d: %d lost, %d duplicated, %d dropped with p = 0", len(a.latest), concWriters*concCommits*concRows, lost, dups, dropped)
 	}
 	if !maintained && stats["Failed to commit"] > 0 {
 		t.Errorf("%d commits failed with nothing but the writers on the table", stats["Failed to commit"])
@@ -299,8 +307,8 @@ func runConcurrent(t *testing.T, bin string, tgt concTarget, maintained bool) {
 	figure(t, "%d writers x %d commits of %d rows in %v: latest snapshot %d, %d rows, lost %d, duplicated %d; writer logs %v",
 		concWriters, concCommits, concRows, writersDone.Round(time.Second), latest, len(a.latest), lost, dups, stats)
 	if maintained {
-		figure(t, "alongside: %d compactions (%d files rewritten), %d snapshots expired, %d maintenance errors %v",
-			compacted, rewritten, expired, len(childErrs), firstN(childErrs, 3))
+		figure(t, "alongside: %d compactions (%d files rewritten), %d snapshots expired, %d partition drops (%d rows of p = 0 gone), %d orphan files removed, %d maintenance errors %v; runs per process %v",
+			compacted, rewritten, expired, drops, dropped, orphans, len(childErrs), firstN(childErrs, 3), runs)
 	}
 	figure(t, "table files: %s", a.summary())
 	if t.Failed() || stats["level=error"] > 0 {

@@ -32,7 +32,7 @@ const (
 	classFailedManifest  = "manifest of a failed commit attempt"
 	classUncommittedData = "uncommitted data file"
 	classTemp            = "temporary file of an interrupted write"
-	classExpiring        = "snapshot file left by an interrupted expiry"
+	classJournal         = "journal of an interrupted expiry"
 )
 
 // audit is what auditTable found in a table: its snapshots, the rows of
@@ -49,9 +49,6 @@ type audit struct {
 	// expired: unreferenced files may also be what an interrupted expiry
 	// left (classes say so).
 	expired bool
-	// unreadable are the snapshots (a prefix) whose files an interrupted
-	// expiry deleted before their snapshot file, with the first problem.
-	unreadable map[int64]string
 }
 
 // auditOptions tune auditTable.
@@ -61,9 +58,9 @@ type auditOptions struct {
 	// all snapshots are always read.
 	readEvery int
 	// expired: snapshot expiry ran, possibly interrupted: unreferenced
-	// files may be what it left, and a prefix of the snapshots may be
-	// unreadable (their files deleted before their snapshot files, Java's
-	// order); audit.unreadable lists them.
+	// files and an expiry journal may be what it left. Every listed
+	// snapshot must still read: expiry deletes snapshot files before the
+	// files they use (lakecore/maintain/expire_journal.go).
 	expired bool
 }
 
@@ -80,8 +77,9 @@ type auditOptions struct {
 //     commit landed twice;
 //   - every file of the directory is a snapshot, hint, schema, consumer or
 //     tag file, a file some snapshot references, a manifest or manifest list
-//     of a failed commit attempt, an uncommitted data file or a temporary
-//     file of an interrupted write. Anything else fails the test.
+//     of a failed commit attempt, an uncommitted data file, a temporary
+//     file of an interrupted write or (with expiry) the journal of an
+//     interrupted expiry. Anything else fails the test.
 func auditTable(t testing.TB, ctx context.Context, tbl *lakecore.Table, o auditOptions) *audit {
 	t.Helper()
 	if o.readEvery == 0 {
@@ -154,7 +152,6 @@ func auditTable(t testing.TB, ctx context.Context, tbl *lakecore.Table, o auditO
 	if len(ids) > o.readEvery {
 		step = 10
 	}
-	a.unreadable = map[int64]string{}
 	for i, id := range ids {
 		snap, err := tbl.Snapshots().Get(ctx, id)
 		if err != nil {
@@ -169,9 +166,7 @@ func auditTable(t testing.TB, ctx context.Context, tbl *lakecore.Table, o auditO
 			t.Errorf("audit %s: snapshots %d and %d are both commit %s: a commit landed twice", root, prev, id, key)
 		}
 		commits[key] = id
-		// Read problems of this snapshot: failures, except that with
-		// o.expired a prefix of the snapshots may be what an interrupted
-		// expiry left (checked below).
+		// Read problems of this snapshot.
 		var problems []string
 		problem := func(format string, args ...any) {
 			problems = append(problems, fmt.Sprintf(format, args...))
@@ -255,14 +250,9 @@ func auditTable(t testing.TB, ctx context.Context, tbl *lakecore.Table, o auditO
 			}
 		}
 		if len(problems) > 0 {
-			if !o.expired {
-				for _, p := range problems {
-					t.Errorf("audit %s: snapshot %d: %s", root, id, p)
-				}
-				continue
+			for _, p := range problems {
+				t.Errorf("audit %s: snapshot %d: %s", root, id, p)
 			}
-			a.unreadable[id] = problems[0]
-			refs[tbl.Snapshots().Path(id)] = classExpiring
 			continue
 		}
 		for p, c := range srefs {
@@ -272,15 +262,6 @@ func auditTable(t testing.TB, ctx context.Context, tbl *lakecore.Table, o auditO
 			dataSizes[p] = n
 		}
 	}
-	// An interrupted expiry deletes the files of the oldest snapshots
-	// before their snapshot files: only a prefix may be unreadable, never
-	// the latest snapshot or one after a readable one.
-	for i, id := range ids {
-		if _, bad := a.unreadable[id]; bad && (i == len(ids)-1 || (i > 0 && a.unreadable[ids[i-1]] == "")) {
-			t.Errorf("audit %s: snapshot %d is unreadable but not in the prefix an interrupted expiry leaves: %s", root, id, a.unreadable[id])
-		}
-	}
-
 	// Every file of the directory has a reason to be there.
 	files, err := fio.List(ctx, root, true)
 	if err != nil {
@@ -320,6 +301,8 @@ func (a *audit) classify(t testing.TB, root, p string, refs map[string]string) {
 		class = classTemp
 	case rel == "snapshot/LATEST" || rel == "snapshot/EARLIEST":
 		class = classHint
+	case a.expired && strings.HasPrefix(rel, "snapshot/EXPIRING-"):
+		class = classJournal
 	case strings.HasPrefix(rel, "snapshot/snapshot-"):
 		t.Errorf("audit %s: %s is not a snapshot of the listing", root, rel)
 		class = "unexplained"
