@@ -20,9 +20,10 @@ var (
 	// already exists, including when another writer created it first.
 	ErrTableExists = schema.ErrTableExists
 
-	// ErrPrimaryKeyTable is returned (wrapped) by the writers and the
-	// maintenance operations of a table with primary keys: lakecore reads
-	// primary-key tables but writes and maintains append tables only.
+	// ErrPrimaryKeyTable is returned (wrapped) by the operations lakecore
+	// does not offer on a table with primary keys: the append writer
+	// (NewWriter; use NewKeyValueWriter), snapshot and partition expiry and
+	// orphan cleanup.
 	ErrPrimaryKeyTable = schema.ErrPrimaryKeyTable
 
 	// ErrUnsupported is returned (wrapped) by OpenTable and CreateTable for

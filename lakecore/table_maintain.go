@@ -57,12 +57,16 @@ func (t *Table) RemoveOrphanFiles(ctx context.Context, o maintain.RemoveOrphanFi
 // merged by key when read.
 func (t *Table) HasPrimaryKey() bool { return len(t.Schema().PrimaryKeys) > 0 }
 
-// appendOnly refuses op on a primary-key table, which lakecore reads but
-// does not yet write or maintain.
+// appendOnly refuses op on a primary-key table, which lakecore reads,
+// writes (NewKeyValueWriter) and compacts but does not yet expire or clean.
 func (t *Table) appendOnly(op string) error {
 	if s := t.Schema(); len(s.PrimaryKeys) > 0 {
-		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; lakecore reads primary-key tables but writes and maintains append tables only; maintain this one with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)",
-			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys)
+		hint := "run Java Paimon's actions (expire_snapshots, expire_partitions, remove_orphan_files) on it"
+		if op == "write to" {
+			hint = "write its changes with NewKeyValueWriter"
+		}
+		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; %s",
+			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys, hint)
 	}
 	return nil
 }

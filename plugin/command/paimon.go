@@ -192,22 +192,10 @@ func openSession(ctx context.Context, c *cli.Context) (*session, error) {
 	case errors.Is(err, lakecore.ErrTableNotFound):
 		return nil, fmt.Errorf("table %s.%s does not exist in warehouse %s (no schema file under %s/schema)",
 			conf.Database, conf.Table, conf.Warehouse, conf.Path())
-	case errors.Is(err, lakecore.ErrPrimaryKeyTable):
-		return nil, fmt.Errorf("table %s.%s has primary keys %v: these commands handle append tables only; maintain "+
-			"primary-key tables with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)",
-			conf.Database, conf.Table, primaryKeys(ctx, cat, conf))
 	case err != nil:
 		return nil, err
 	}
 	return &session{ctx: ctx, conf: conf, tbl: tbl, out: c.App.Writer, errOut: c.App.ErrWriter}, nil
-}
-
-func primaryKeys(ctx context.Context, cat *lakecore.Catalog, conf config.Table) []string {
-	s, err := schema.NewManager(cat.FileIO(), conf.Path()).Latest(ctx)
-	if err != nil {
-		return nil
-	}
-	return s.PrimaryKeys
 }
 
 // name is "db.table" for messages.

@@ -795,9 +795,12 @@ func TestErrors(t *testing.T) {
 			"paimon info: table default.nope does not exist in warehouse " + wh + " (no schema file under default.db/nope/schema)\n"},
 		{"missing warehouse", []string{"compact", "--warehouse", wh + "/nope", "--table", "events"},
 			"paimon compact: warehouse " + wh + "/nope is not a directory\n"},
-		{"primary-key table", []string{"compact", "--warehouse", pk, "--table", "pk_09"},
-			"paimon compact: compact default.pk_09: primary-key tables are not supported: the table has primary keys [f0 f1 f2]; " +
-				"lakecore reads primary-key tables but writes and maintains append tables only; maintain this one with Java Paimon's actions (compact, expire_snapshots, remove_orphan_files)\n"},
+		{"primary-key table", []string{"expire-snapshots", "--warehouse", pk, "--table", "pk_09"},
+			"paimon expire-snapshots: expire snapshots of default.pk_09: primary-key tables are not supported: the table has primary keys [f0 f1 f2]; " +
+				"run Java Paimon's actions (expire_snapshots, expire_partitions, remove_orphan_files) on it\n"},
+		{"primary-key table with deletion vectors", []string{"compact", "--warehouse", pk, "--table", "pk_09"},
+			"paimon compact: new primary-key writer for default.db/pk_09: primary-key table not writable by lakecore: " +
+				"deletion-vectors.enabled = true needs lookup compaction: set it to false\n"},
 		{"bad partition key", []string{"files", "--warehouse", wh, "--table", "events", "--partition", "day=1"},
 			"paimon files: --partition \"day=1\": \"day\" is not a partition key (partition keys: dt)\n"},
 		{"bad older-than", []string{"remove-orphan-files", "--warehouse", wh, "--table", "events", "--older-than", "yesterday"},
