@@ -8,11 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // TestInputChangelog writes changes (with -U before +U, as a CDC source
@@ -21,17 +18,7 @@ import (
 // row kinds, -U included, while the merged read holds the last state.
 func TestInputChangelog(t *testing.T) {
 	ctx := context.Background()
-	fio, err := storage.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType()}, {Name: "v", Type: types.StringType()}},
-		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "2", "changelog-producer": "input"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := createPKTable(t, map[string]string{"bucket": "2", "changelog-producer": "input"})
 	committer := tbl.NewCommitter("test")
 	rng := rand.New(rand.NewPCG(3, 4))
 	written := map[int64][]string{} // APPEND snapshot id -> changes

@@ -18,7 +18,9 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-func createPKTable(t *testing.T, buckets string) *lakecore.Table {
+// createPKTable creates db.t (k BIGINT primary key, v STRING) in a new
+// local warehouse with options.
+func createPKTable(t *testing.T, options map[string]string) *lakecore.Table {
 	t.Helper()
 	fio, err := storage.NewLocal(t.TempDir())
 	if err != nil {
@@ -26,7 +28,7 @@ func createPKTable(t *testing.T, buckets string) *lakecore.Table {
 	}
 	tbl, err := lakecore.NewCatalog(fio).CreateTable(context.Background(), "db", "t", lakecore.TableSpec{
 		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType()}, {Name: "v", Type: types.StringType()}},
-		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": buckets},
+		PrimaryKeys: []string{"k"}, Options: options,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +43,7 @@ func createPKTable(t *testing.T, buckets string) *lakecore.Table {
 // it lands after them, so the later change of key 1 wins.
 func TestPrimaryKeySequenceConflict(t *testing.T) {
 	ctx := context.Background()
-	tbl := createPKTable(t, "1")
+	tbl := createPKTable(t, map[string]string{"bucket": "1"})
 	a, err := tbl.NewKeyValueWriter(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +104,7 @@ func TestPrimaryKeySequenceConflict(t *testing.T) {
 // give the table's merged rows: no change lost, none reordered.
 func TestPrimaryKeyConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	tbl := createPKTable(t, "2")
+	tbl := createPKTable(t, map[string]string{"bucket": "2"})
 	type batch struct {
 		snapshot int64
 		changes  [][2]any // key, value ("" = delete)
@@ -214,17 +216,7 @@ func TestPrimaryKeyConcurrentWriters(t *testing.T) {
 // bucket one run at the top level; the merged rows never change.
 func TestPrimaryKeyCompact(t *testing.T) {
 	ctx := context.Background()
-	fio, err := storage.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType()}, {Name: "v", Type: types.StringType()}},
-		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "2", "write-only": "true"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := createPKTable(t, map[string]string{"bucket": "2", "write-only": "true"})
 	committer := tbl.NewCommitter("writer")
 	model := map[int64]string{}
 	rng := rand.New(rand.NewPCG(8, 8))

@@ -171,35 +171,7 @@ func (t *Table) readPlan(ctx context.Context, plan *scan.Plan) ([][]any, error) 
 // and calls fn with each batch as the reader yields it; the rows are fn's
 // to keep. An error of fn stops the read and is returned as it is.
 func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]any) error) error {
-	r, err := t.NewRead(nil)
-	if err != nil {
-		return err
-	}
-	for _, split := range plan.Splits {
-		it, err := r.Open(ctx, split)
-		if err != nil {
-			return err
-		}
-		for {
-			next, err := it.Next(ctx)
-			rows := next.Rows
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				_ = it.Close()
-				return fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
-			}
-			if err := fn(rows); err != nil {
-				_ = it.Close()
-				return err
-			}
-		}
-		if err := it.Close(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.readSplits(ctx, plan.Snapshot.ID, plan.Splits, func(b read.Batch) error { return fn(b.Rows) })
 }
 
 // ReadChanges reads the rows of a streaming plan as the current schema
@@ -211,11 +183,23 @@ func (t *Table) ReadPlan(ctx context.Context, plan *scan.Plan, fn func(rows [][]
 // merging, as Java's streaming source emits them. An error of fn stops the
 // read and is returned as it is.
 func (t *Table) ReadChanges(ctx context.Context, plan *scan.StreamPlan, fn func(kinds []kv.RowKind, rows [][]any) error) error {
+	return t.readSplits(ctx, plan.Snapshot.ID, plan.Splits, func(b read.Batch) error {
+		kinds := b.Kinds
+		if kinds == nil {
+			kinds = make([]kv.RowKind, len(b.Rows)) // all kv.Insert
+		}
+		return fn(kinds, b.Rows)
+	})
+}
+
+// readSplits reads splits of snapshot id with the current schema and
+// calls fn with each batch.
+func (t *Table) readSplits(ctx context.Context, id int64, splits []scan.Split, fn func(read.Batch) error) error {
 	r, err := t.NewRead(nil)
 	if err != nil {
 		return err
 	}
-	for _, split := range plan.Splits {
+	for _, split := range splits {
 		it, err := r.Open(ctx, split)
 		if err != nil {
 			return err
@@ -227,13 +211,9 @@ func (t *Table) ReadChanges(ctx context.Context, plan *scan.StreamPlan, fn func(
 			}
 			if err != nil {
 				_ = it.Close()
-				return fmt.Errorf("read snapshot %d of %s.%s: %w", plan.Snapshot.ID, t.db, t.name, err)
+				return fmt.Errorf("read snapshot %d of %s.%s: %w", id, t.db, t.name, err)
 			}
-			kinds := b.Kinds
-			if kinds == nil {
-				kinds = make([]kv.RowKind, len(b.Rows)) // all kv.Insert
-			}
-			if err := fn(kinds, b.Rows); err != nil {
+			if err := fn(b); err != nil {
 				_ = it.Close()
 				return err
 			}

@@ -609,9 +609,14 @@ func (w *KeyValueWriter) fileMeta(f *kvFile, st *datafile.FileStats) (manifest.D
 	}, nil
 }
 
-// denseStats encodes column stats as SimpleStatsConverter.toBinary does:
-// with dense store, columns without any stats are left out and listed
-// columns returned (nil when every column is kept).
+// denseStats encodes the stats of columns fields as
+// SimpleStatsConverter.toBinary does (apache/paimon:
+// paimon-core/src/main/java/org/apache/paimon/stats/SimpleStatsConverter.java):
+// with metadata.stats-dense-store (dense, default true) a column without
+// any stats (stats mode none, or a nested column, whose Parquet footer has
+// none) is left out and _VALUE_STATS_COLS lists the columns kept, or is
+// nil when every column is kept; otherwise every column is stored, a
+// column without stats with null min, max and null count.
 func denseStats(fields []types.DataField, cs []datafile.ColumnStats, dense bool) (manifest.SimpleStats, *[]string, error) {
 	n := len(cs)
 	ts := typesOf(fields)

@@ -573,35 +573,7 @@ func (w *TableWriter) fileMeta(f *openFile, st *datafile.FileStats) (manifest.Da
 // every column is kept; otherwise every column is stored, a column without
 // stats with null min, max and null count.
 func (w *TableWriter) valueStats(st *datafile.FileStats) (manifest.SimpleStats, *[]string, error) {
-	n := len(st.Columns)
-	ts := w.fieldTypes
-	mins, maxs, nulls := make([]any, 0, n), make([]any, 0, n), make([]*int64, 0, n)
-	var cols []string
-	for i, c := range st.Columns {
-		if w.dense && c.Min == nil && c.Max == nil && c.NullCount == nil { // SimpleColStats.isNone
-			if cols == nil {
-				cols = make([]string, 0, n)
-				for j := 0; j < i; j++ {
-					cols = append(cols, w.schema.Fields[j].Name)
-				}
-				ts = append([]types.DataType(nil), w.fieldTypes[:i]...)
-			}
-			continue
-		}
-		if cols != nil {
-			cols = append(cols, w.schema.Fields[i].Name)
-			ts = append(ts, w.fieldTypes[i])
-		}
-		mins, maxs, nulls = append(mins, c.Min), append(maxs, c.Max), append(nulls, c.NullCount)
-	}
-	s, err := manifest.NewStats(ts, mins, maxs, nulls)
-	if err != nil {
-		return manifest.SimpleStats{}, nil, err
-	}
-	if cols == nil {
-		return s, nil, nil
-	}
-	return s, &cols, nil
+	return denseStats(w.schema.Fields, st.Columns, w.dense)
 }
 
 // Prepare closes every open data file and returns one message per
