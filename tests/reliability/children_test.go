@@ -45,8 +45,11 @@ type childEnv struct {
 	TargetFileSize int64
 	MinFileNum     int
 	// KillAfter > 0 makes the expire role kill itself with SIGKILL at the
-	// KillAfter-th file it deletes (its Progress events), mid-expiry.
+	// KillAfter-th file it deletes (its Progress events), mid-expiry, and
+	// the pk-writer role after a random time up to KillAfter ms.
 	KillAfter int
+	// Writer and Batches are the pk-writer role's number and batch count.
+	Writer, Batches int
 }
 
 // childS3 is the part of storage.S3Config a child needs.
@@ -111,6 +114,9 @@ func runChild(role string) int {
 	if err := json.Unmarshal([]byte(os.Getenv(envChildConfig)), &c); err != nil {
 		fmt.Fprintf(os.Stderr, "child %s: config: %v\n", role, err)
 		return 2
+	}
+	if role == rolePKWriter {
+		return runPKWriter(c)
 	}
 	ctx := context.Background()
 	cat, err := lakecore.OpenCatalog(ctx, c.Warehouse, c.S3.config())
