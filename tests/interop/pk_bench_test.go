@@ -13,6 +13,12 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // TestPKBenchVsJava measures merged reads of one primary-key table by Java
@@ -93,4 +99,166 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// lcg is the change generator pk-upsert-bench uses (PkUpsertBench.Lcg), so
+// that lakecore writes exactly Java's changes.
+type lcg struct{ state uint64 }
+
+func (l *lcg) next(bound uint64) uint64 {
+	l.state = l.state*6364136223846793005 + 1442695040888963407
+	return (l.state >> 33) % bound
+}
+
+// writeAmplification returns the bytes of the data files the APPEND
+// snapshots added (ingested) and of the files COMPACT snapshots wrote
+// (rewrites; an upgrade moves a file without writing it).
+func writeAmplification(t *testing.T, tb *lakecore.Table) (ingested, compacted int64) {
+	t.Helper()
+	ctx := ctxT(t)
+	ids, err := tb.Snapshots().ListIDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		s, err := tb.Snapshots().Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas, err := manifest.ReadFileMetas(ctx, tb.FileIO(), tb.Path(), s.DeltaManifestList)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleted := map[string]bool{}
+		var adds []manifest.DataFileMeta
+		for _, m := range metas {
+			es, err := manifest.ReadEntries(ctx, tb.FileIO(), tb.Path(), m.FileName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range es {
+				if e.Kind == manifest.FileKindDelete {
+					deleted[e.File.FileName] = true
+				} else {
+					adds = append(adds, e.File)
+				}
+			}
+		}
+		for _, f := range adds {
+			switch {
+			case s.CommitKind == snapshot.CommitAppend:
+				ingested += f.FileSize
+			case s.CommitKind == snapshot.CommitCompact && !deleted[f.FileName]:
+				compacted += f.FileSize
+			}
+		}
+	}
+	return ingested, compacted
+}
+
+// TestPKUpsertBenchVsJava measures upserts into a deduplicate table (4
+// buckets, 10 commits, 20 % of the changes updating an earlier key) by
+// Java's pk-upsert-bench and by lakecore's KeyValueWriter with inline
+// universal compaction, on the same changes in the same run: changes per
+// second and per CPU-second (whole process, compactions included) and the
+// write amplification of each (bytes written by compaction / bytes
+// ingested). Set PK_BENCH_ROWS=N to run it (10000000 for the issue's
+// figure); it asserts only that both tables hold the same rows.
+func TestPKUpsertBenchVsJava(t *testing.T) {
+	rowsText := os.Getenv("PK_BENCH_ROWS")
+	if rowsText == "" {
+		t.Skip("a benchmark: set PK_BENCH_ROWS=N to run it")
+	}
+	requireOracles(t)
+	rows, err := strconv.ParseInt(rowsText, 10, 64)
+	if err != nil {
+		t.Fatalf("PK_BENCH_ROWS=%q: %v", rowsText, err)
+	}
+	const buckets, commits = 4, 10
+	wh := t.TempDir()
+	cmd := exec.Command(filepath.Join(env.here, "bin", "paimon-java"), "paimon1", "pk-upsert-bench", "--warehouse", wh,
+		"--rows", rowsText, "--buckets", strconv.Itoa(buckets), "--commits", strconv.Itoa(commits), "--updates", "0.2")
+	cmd.Env = append(os.Environ(), "PAIMON_INTEROP_JAVA_OPTS=-XX:TieredStopAtLevel=4 -Xmx4g")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pk-upsert-bench: %v\n%s", err, out)
+	}
+	var java struct {
+		Table            string  `json:"table"`
+		RowsPerSecond    float64 `json:"rowsPerSecond"`
+		RowsPerCPUSecond float64 `json:"rowsPerCpuSecond"`
+	}
+	if err := json.Unmarshal(out, &java); err != nil {
+		t.Fatalf("pk-upsert-bench output %q: %v", out, err)
+	}
+	ctx := ctxT(t)
+	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := cat.CreateTable(ctx, "bench", "go_upsert", lakecore.TableSpec{
+		Fields: []types.DataField{{Name: "id", Type: types.BigIntType()}, {Name: "a", Type: types.BigIntType()},
+			{Name: "b", Type: types.StringType()}, {Name: "c", Type: types.DoubleType()}},
+		PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": strconv.Itoa(buckets)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	committer := tb.NewCommitter("go-upsert-bench")
+	c0, w0 := cpuTime(), time.Now()
+	rng := &lcg{state: 42}
+	var nextKey uint64
+	perCommit := max(1, rows/commits)
+	var w *write.KeyValueWriter
+	commitID := int64(0)
+	for i := int64(0); i < rows; i++ {
+		if w == nil {
+			if w, err = tb.NewKeyValueWriter(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var k uint64
+		if nextKey > 0 && rng.next(1_000_000) < 200_000 {
+			k = rng.next(nextKey)
+		} else {
+			k = nextKey
+			nextKey++
+		}
+		if err := w.Write(ctx, kv.Insert, []any{int64(k), i * 7, "value-" + strconv.FormatInt(i, 10), float64(i) * 0.5}); err != nil {
+			t.Fatal(err)
+		}
+		if (i+1)%perCommit == 0 || i == rows-1 {
+			msgs, err := w.Prepare(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			commitID++
+			if _, err := committer.Commit(ctx, commitID, msgs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wall, cpu := time.Since(w0), cpuTime()-c0
+	javaTable, err := lakecore.Open(ctx, wh, "bench", filepath.Base(java.Table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goRows, err := tb.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	javaRows, err := javaTable.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(goRows) != len(javaRows) || uint64(len(goRows)) != nextKey {
+		t.Fatalf("lakecore's table has %d rows, Java's %d, keys %d", len(goRows), len(javaRows), nextKey)
+	}
+	gIn, gComp := writeAmplification(t, tb)
+	jIn, jComp := writeAmplification(t, javaTable)
+	goRate, goCPU := float64(rows)/wall.Seconds(), float64(rows)/cpu.Seconds()
+	t.Logf("upserts of %d changes (%d keys, 20%% updates, %d buckets, %d commits): Java 1.4.2 %.0f K/s, %.0f K per CPU-s, write amplification %.2f; "+
+		"lakecore %.0f K/s, %.0f K per CPU-s, write amplification %.2f; ratio %.2f (per CPU-s)",
+		rows, nextKey, buckets, commits, java.RowsPerSecond/1e3, java.RowsPerCPUSecond/1e3, float64(jComp)/float64(jIn),
+		goRate/1e3, goCPU/1e3, float64(gComp)/float64(gIn), goCPU/java.RowsPerCPUSecond)
 }

@@ -25,6 +25,7 @@ import org.apache.paimon.options.Options;
  * pk-write  --warehouse W --database D --table T --spec FILE        (primary-key spec, {@link PkWriter})
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
  * pk-bench  --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--runs R] [--reads K]
+ * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U]
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
@@ -138,6 +139,18 @@ public final class Main {
                     PkBench.run(c, ident(flags), rows, buckets, runs, reads, out);
                 }
                 return;
+            case "pk-upsert-bench":
+                allow(flags, "warehouse", "database", "table", "rows", "buckets", "commits", "updates");
+                flags.putIfAbsent("database", "bench");
+                try (Catalog c = catalog(flags)) {
+                    long rows = flags.containsKey("rows") ? longFlag(flags, "rows") : 100_000L;
+                    int buckets = flags.containsKey("buckets") ? Math.toIntExact(longFlag(flags, "buckets")) : 4;
+                    int commits = flags.containsKey("commits") ? Math.toIntExact(longFlag(flags, "commits")) : 10;
+                    double updates = flags.containsKey("updates") ? Double.parseDouble(flags.get("updates")) : 0.2;
+                    flags.putIfAbsent("table", "upsert_" + buckets + "b_" + rows);
+                    PkUpsertBench.run(c, ident(flags), rows, buckets, commits, updates, out);
+                }
+                return;
             case "batch":
                 allow(flags);
                 batch(out);
@@ -199,7 +212,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|expire|snapshots|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|snapshots|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 
