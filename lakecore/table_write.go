@@ -126,6 +126,12 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 	}
 }
 
+// KeyValueRestorer returns the FileRestorer NewKeyValueWriter uses: the
+// live files of a (partition, bucket) in the latest snapshot, for a
+// write.KeyValueWriter built over another FileIO (one that records the
+// files it creates, say).
+func (t *Table) KeyValueRestorer() write.FileRestorer { return t.fileRestorer() }
+
 // fileRestorer answers from the live files of the asked partition in the
 // latest snapshot, read once per partition and snapshot id.
 func (t *Table) fileRestorer() write.FileRestorer {

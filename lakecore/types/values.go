@@ -296,3 +296,58 @@ type Map struct {
 
 // Len returns the number of entries.
 func (m Map) Len() int { return len(m.Keys) }
+
+// ZeroValue returns the zero value of a non-null t in lakecore's Go
+// representation: false, 0, "", empty bytes, 0 with t's scale, the epoch
+// day, midnight, the epoch instant, an empty ARRAY, MAP or MULTISET, and
+// for a ROW its fields' zero values (NULL for nullable fields). It fills
+// NOT NULL columns whose value does not matter, such as the non-key
+// columns of a key-only delete.
+func ZeroValue(t DataType) any {
+	switch t.Kind {
+	case KindBoolean:
+		return false
+	case KindTinyInt:
+		return int8(0)
+	case KindSmallInt:
+		return int16(0)
+	case KindInt:
+		return int32(0)
+	case KindBigInt:
+		return int64(0)
+	case KindFloat:
+		return float32(0)
+	case KindDouble:
+		return float64(0)
+	case KindChar, KindVarChar:
+		if t.Kind == KindChar && t.Length > 0 {
+			return strings.Repeat(" ", t.Length)
+		}
+		return ""
+	case KindBinary:
+		return make([]byte, max(t.Length, 0))
+	case KindVarBinary:
+		return []byte{}
+	case KindDecimal:
+		return Decimal{Unscaled: new(big.Int), Scale: t.Scale}
+	case KindDate:
+		return Date(0)
+	case KindTime:
+		return Time(0)
+	case KindTimestamp, KindLocalZonedTimestamp:
+		return Timestamp{}
+	case KindArray:
+		return []any{}
+	case KindMap, KindMultiset:
+		return Map{}
+	case KindRow:
+		row := make([]any, len(t.Fields))
+		for i, f := range t.Fields {
+			if !f.Type.Nullable {
+				row[i] = ZeroValue(f.Type)
+			}
+		}
+		return row
+	}
+	return nil
+}

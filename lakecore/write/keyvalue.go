@@ -63,6 +63,9 @@ type KeyValueWriter struct {
 	reader  *read.TableRead
 	// compaction is nil for write-only writers.
 	compaction *mergetree.Universal
+	// floor, when set, is asked for a bucket's last sequence number besides
+	// its files (SetSequenceFloor).
+	floor SequenceRestorer
 
 	numBuckets            int
 	partFields, bktFields []types.DataField
@@ -287,14 +290,28 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 // Schema returns the schema rows are written with.
 func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
 
+// DisableCompaction makes Prepare only flush, as write-only does: for a
+// writer whose batches commit together with other writers' (a group
+// commit), whose compactions of the same files would collide; compaction
+// is then a separate job (Table.Compact). Call it before the first Write.
+func (w *KeyValueWriter) DisableCompaction() { w.compaction = nil }
+
+// SetSequenceFloor makes each bucket number its changes after floor's
+// answer too (the largest number already handed out, -1 for none), for
+// several writers of one process whose files are not committed yet. Call
+// it before the first Write.
+func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = floor }
+
 // Write adds one change (row kind and row, values in schema field order)
 // to the write buffer of its partition and bucket and gives it the next
 // sequence number of that bucket. A change dropped by the row-kind rules
 // (ignore-delete, ignore-update-before, -U of deduplicate tables) is
 // accepted and not written. A row whose key columns do not fit fails alone
-// with ErrInvalidRow naming the field; a delete needs only its key columns
-// (the others may be NULL, even NOT NULL ones, as Java's writer allows for
-// deletes). Storage failures wrap ErrWriterFailed.
+// with ErrInvalidRow naming the field. A -U or -D of a deduplicate table
+// needs only its key columns: NULL in a NOT NULL column is written as the
+// type's zero value (types.ZeroValue), which no reader of a retract looks
+// at; partial-update and aggregation read a retract's values, so there
+// NOT NULL columns need values. Storage failures wrap ErrWriterFailed.
 func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) error {
 	if w.failed != nil {
 		return w.failed
@@ -313,10 +330,25 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 			return fmt.Errorf("write to %s: %w: primary-key field %q is NULL", w.dataDir, ErrInvalidRow, w.schema.Fields[j].Name)
 		}
 	}
+	var filled []any
 	for j, f := range w.schema.Fields {
-		if row[j] == nil && !f.Type.Nullable && !kind.IsRetract() {
+		if row[j] != nil || f.Type.Nullable {
+			continue
+		}
+		// A key-only retract of a deduplicate (or first-row) table: its
+		// other values are never read, but the Parquet column is REQUIRED,
+		// so they are written as the type's zero value. Partial-update and
+		// aggregation read a retract's values: there it must be complete.
+		if !kind.IsRetract() || (w.engine.Name != mergetree.EngineDeduplicate && w.engine.Name != mergetree.EngineFirstRow) {
 			return fmt.Errorf("write to %s: %w: field %q: got NULL, want %s", w.dataDir, ErrInvalidRow, f.Name, f.Type)
 		}
+		if filled == nil {
+			filled = slices.Clone(row)
+		}
+		filled[j] = types.ZeroValue(f.Type)
+	}
+	if filled != nil {
+		row = filled
 	}
 	b, err := w.route(ctx, row)
 	if err != nil {
@@ -396,6 +428,13 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 	}
 	if next, ok := w.nextSeq[mk]; ok && next > b.seq {
 		b.seq = next
+	}
+	if w.floor != nil {
+		last, err := w.floor(ctx, part, bucket)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: sequence numbers of bucket %d: %w", w.dataDir, bucket, err)
+		}
+		b.seq = max(b.seq, last+1)
 	}
 	w.buckets[mk] = b
 	w.order = append(w.order, b)

@@ -39,6 +39,8 @@ const (
 	fieldCTPartitionKeys = "partition_keys"
 	fieldCTBucket        = "bucket"
 	fieldCTBucketKey     = "bucket_key"
+	fieldCTPrimaryKeys   = "primary_keys"
+	fieldRowKind         = "row_kind"
 	fieldCTOptions       = "options"
 	fieldCommitUser      = "commit_user"
 	fieldBatching        = "batching"
@@ -83,6 +85,9 @@ type Config struct {
 	Convert rowconv.ConvertOptions
 	// Maintenance holds maintenance and compaction.
 	Maintenance Maintenance
+	// RowKind is row_kind: the row kind of each message of a primary-key
+	// table; nil reads the operation metadata (RowKindOf).
+	RowKind *service.InterpolatedString
 }
 
 // Maintenance is the automatic table maintenance the output runs after its
@@ -120,6 +125,9 @@ type CreateTable struct {
 	PartitionKeys []string
 	Bucket        int
 	BucketKey     []string
+	// PrimaryKeys make a primary-key table: rows are upserted and deleted
+	// by these columns.
+	PrimaryKeys []string
 	// Options are the Paimon table options as given, passed through verbatim.
 	Options map[string]string
 }
@@ -289,6 +297,16 @@ func ConfigSpec() *service.ConfigSpec {
 		Fields(config.TableFields()...).
 		Fields(
 			createTableField(),
+			service.NewInterpolatedStringField(fieldRowKind).
+				Description("The row kind of each message, for primary-key tables: `+I` (insert), `+U` (update), "+
+					"`-U` (the row before an update) or `-D` (delete), or the operation words `insert`, `read`, "+
+					"`update`, `update_after`, `update_before` and `delete`. Empty (the default) reads the `operation` "+
+					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
+					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
+					"inserts only: a message whose row kind is not an insert fails alone.").
+				Default("").
+				Example(`${! @operation }`).
+				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
 			service.NewStringField(fieldCommitUser).
 				Description("The `commitUser` recorded in every snapshot this output commits. Paimon identifies a commit by "+
 					"its user and a strictly increasing commit identifier, and resolves a commit with an unknown outcome by "+
@@ -477,9 +495,20 @@ func createTableField() *service.ConfigField {
 			LintRule(`root = if this == 0 || this < -1 { [ "create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets" ] }`),
 		service.NewStringListField(fieldCTBucketKey).
 			Description("The columns whose values choose a row's bucket; required when `bucket` is positive and not "+
-				"allowed when it is -1. Must be atomic columns of `schema` that are not partition keys.").
+				"allowed when it is -1. Must be atomic columns of `schema` that are not partition keys. For a "+
+				"primary-key table it defaults to the primary key minus the partition keys, and must be part of the "+
+				"primary key.").
 			Default([]any{}).
 			Example([]any{"user_id"}),
+		service.NewStringListField(fieldCTPrimaryKeys).
+			Description("Makes a primary-key table: messages upsert and delete rows by these columns (see `row_kind`), "+
+				"which become NOT NULL, and readers merge them by key as Paimon does (merge engine, sequence field and "+
+				"changelog producer in `options`: `merge-engine` deduplicate, partial-update or aggregation, "+
+				"`sequence.field`, `changelog-producer` none or input). It must contain every partition key, and needs a "+
+				"positive `bucket`.").
+			Default([]any{}).
+			Example([]any{"id"}).
+			Example([]any{"dt", "order_id"}),
 		service.NewStringMapField(fieldCTOptions).
 			Description("Paimon table options, written verbatim into the table's schema, e.g. `file.compression`, "+
 				"`file.compression.zstd-level`, `target-file-size`, `metadata.stats-mode`, `fields.<column>.stats-mode`, "+
@@ -501,16 +530,19 @@ let ct = this.create_table.or({})
 let names = $ct.schema.or([]).map_each(f -> f.name.or(""))
 let pks = $ct.partition_keys.or([])
 let bks = $ct.bucket_key.or([])
+let prk = $ct.primary_keys.or([])
 let bucket = $ct.bucket.or(-1)
 let opts = $ct.options.or({})
 let okeys = $opts.keys()
 root = [
   if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 { "create_table.schema is required when create_table.enabled is true" },
-  if $bucket > 0 && $bks.length() == 0 { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
+  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
+  if $prk.length() > 0 && $bucket <= 0 { "create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet" },
+  if $prk.length() != $prk.unique().length() { "create_table.primary_keys has duplicates" },
   if $bucket == -1 && $bks.length() > 0 { "create_table.bucket_key needs a positive create_table.bucket; with bucket -1 (bucket-unaware) there is nothing to hash into" },
   if $names.length() != $names.unique().length() { "create_table.schema has duplicate column names" },
   if $okeys.contains("bucket") || $okeys.contains("bucket-key") { "set create_table.bucket and create_table.bucket_key rather than the bucket and bucket-key options" },
-  if $okeys.contains("primary-key") { "primary-key tables are not supported: the paimon output writes append tables" },
+  if $okeys.contains("primary-key") { "set create_table.primary_keys rather than the primary-key option" },
   if $okeys.contains("file.format") && $opts."file.format".string().lowercase() != "parquet" { "only file.format parquet is supported" },
   if $okeys.contains("partition.expiration-time") && $pks.length() == 0 { "partition.expiration-time needs create_table.partition_keys" },
   if $pks.length() != $pks.unique().length() { "create_table.partition_keys has duplicates" },
@@ -518,7 +550,10 @@ root = [
 ].
   merge(if $names.length() > 0 { $pks.filter(k -> !$names.contains(k)).map_each(k -> "create_table.partition_keys: %s is not a column of create_table.schema".format(k)) } else { [] }).
   merge(if $names.length() > 0 { $bks.filter(k -> !$names.contains(k)).map_each(k -> "create_table.bucket_key: %s is not a column of create_table.schema".format(k)) } else { [] }).
-  merge($bks.filter(k -> $pks.contains(k)).map_each(k -> "create_table.bucket_key: %s is a partition key; bucket keys must not be partition keys".format(k)))
+  merge($bks.filter(k -> $pks.contains(k)).map_each(k -> "create_table.bucket_key: %s is a partition key; bucket keys must not be partition keys".format(k))).
+  merge(if $prk.length() > 0 { $pks.filter(k -> !$prk.contains(k)).map_each(k -> "create_table.primary_keys must contain the partition key %s".format(k)) } else { [] }).
+  merge(if $prk.length() > 0 { $bks.filter(k -> !$prk.contains(k)).map_each(k -> "create_table.bucket_key: %s is not part of create_table.primary_keys".format(k)) } else { [] }).
+  merge(if $names.length() > 0 { $prk.filter(k -> !$names.contains(k)).map_each(k -> "create_table.primary_keys: %s is not a column of create_table.schema".format(k)) } else { [] })
 `
 
 // ParseConfig reads and validates the output's configuration. It checks
@@ -565,6 +600,14 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		return c, err
 	}
 	c.Convert.TimestampUnit = rowconv.TimeUnit(s)
+	if s, err = conf.FieldString(fieldRowKind); err != nil {
+		return c, err
+	}
+	if strings.TrimSpace(s) != "" {
+		if c.RowKind, err = conf.FieldInterpolatedString(fieldRowKind); err != nil {
+			return c, err
+		}
+	}
 	if c.Maintenance.Enabled, err = conf.FieldBool(fieldMaintenance, fieldMaintEnabled); err != nil {
 		return c, err
 	}
@@ -641,6 +684,14 @@ func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
 	if ct.BucketKey, err = conf.FieldStringList(fieldCTBucketKey); err != nil {
 		return ct, err
 	}
+	if ct.PrimaryKeys, err = conf.FieldStringList(fieldCTPrimaryKeys); err != nil {
+		return ct, err
+	}
+	for i, f := range ct.Fields {
+		if slices.Contains(ct.PrimaryKeys, f.Name) {
+			ct.Fields[i].Type = f.Type.NotNull() // as Paimon's Schema builder makes them
+		}
+	}
 	if ct.Options, err = conf.FieldStringMap(fieldCTOptions); err != nil {
 		return ct, err
 	}
@@ -658,8 +709,29 @@ func (ct CreateTable) Validate() error {
 	if ct.Bucket == 0 || ct.Bucket < -1 {
 		return fmt.Errorf("create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets, not %d", ct.Bucket)
 	}
-	if ct.Bucket > 0 && len(ct.BucketKey) == 0 {
+	if ct.Bucket > 0 && len(ct.BucketKey) == 0 && len(ct.PrimaryKeys) == 0 {
 		return errors.New("create_table.bucket_key is required when create_table.bucket is positive")
+	}
+	if len(ct.PrimaryKeys) > 0 {
+		if ct.Bucket <= 0 {
+			return errors.New("create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet")
+		}
+		if err := checkKeys("primary_keys", ct.PrimaryKeys, ct.Fields); err != nil {
+			return err
+		}
+		for _, k := range ct.PartitionKeys {
+			if !slices.Contains(ct.PrimaryKeys, k) {
+				return fmt.Errorf("create_table.primary_keys %v must contain the partition key %q: a key whose partition changes would be two rows", ct.PrimaryKeys, k)
+			}
+		}
+		for _, k := range ct.BucketKey {
+			if !slices.Contains(ct.PrimaryKeys, k) {
+				return fmt.Errorf("create_table.bucket_key: %q is not part of create_table.primary_keys %v", k, ct.PrimaryKeys)
+			}
+		}
+		if len(ct.PrimaryKeys) == len(ct.PartitionKeys) {
+			return fmt.Errorf("create_table.primary_keys %v must have a column that is not a partition key", ct.PrimaryKeys)
+		}
 	}
 	if ct.Bucket == -1 && len(ct.BucketKey) > 0 {
 		return errors.New("create_table.bucket_key needs a positive create_table.bucket (Paimon: cannot define 'bucket-key' in unaware bucket mode)")
@@ -670,7 +742,7 @@ func (ct CreateTable) Validate() error {
 		}
 	}
 	if _, ok := ct.Options["primary-key"]; ok {
-		return errors.New("create_table.options: primary-key tables are not supported; the paimon output writes append tables")
+		return errors.New("create_table.options: set create_table.primary_keys instead of the primary-key option")
 	}
 	if f, ok := ct.Options["file.format"]; ok && !strings.EqualFold(f, "parquet") {
 		return fmt.Errorf("create_table.options: file.format %q is not supported; only parquet is", f)

@@ -36,7 +36,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if c.Table != (config.Table{Warehouse: "/lake", Database: "default", Table: "events"}) {
 		t.Errorf("table %+v", c.Table)
 	}
-	want := CreateTable{Bucket: -1, PartitionKeys: []string{}, BucketKey: []string{}, Options: map[string]string{}}
+	want := CreateTable{Bucket: -1, PartitionKeys: []string{}, BucketKey: []string{}, PrimaryKeys: []string{}, Options: map[string]string{}}
 	if !reflect.DeepEqual(c.CreateTable, want) {
 		t.Errorf("create_table %#v, want %#v", c.CreateTable, want)
 	}
@@ -153,7 +153,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + schema + "  bucket: 2\n  bucket_key: [ dt ]\n  partition_keys: [ dt ]\n", `create_table.bucket_key: "dt" is a partition key`},
 		{base + schema + "  options: { bucket: '4' }\n", `create_table.options: set "bucket" with create_table.bucket instead`},
 		{base + schema + "  options: { bucket-key: id }\n", `set "bucket-key" with create_table.bucket_key instead`},
-		{base + schema + "  options: { primary-key: id }\n", "primary-key tables are not supported"},
+		{base + schema + "  options: { primary-key: id }\n", "set create_table.primary_keys instead of the primary-key option"},
 		{base + schema + "  options: { file.format: orc }\n", `file.format "orc" is not supported`},
 		{base + schema + "  options: { partition.expiration-time: 7 d }\n", "partition.expiration-time needs create_table.partition_keys"},
 		{base + "max_in_flight: 0\n", "max_in_flight must be at least 1"},
@@ -206,7 +206,7 @@ func TestLintRules(t *testing.T) {
 		}},
 		{head + "  create_table:\n    schema:\n      - { name: a, type: INT }\n      - { name: a, type: INT }\n", []string{"duplicate column names"}},
 		{head + schema + "    options: { bucket: '3' }\n", []string{"rather than the bucket and bucket-key options"}},
-		{head + schema + "    options: { primary-key: id }\n", []string{"primary-key tables are not supported"}},
+		{head + schema + "    options: { primary-key: id }\n", []string{"set create_table.primary_keys rather than the primary-key option"}},
 		{head + schema + "    options: { file.format: orc }\n", []string{"only file.format parquet is supported"}},
 		{head + schema + "    options: { partition.expiration-time: 1 d }\n", []string{"partition.expiration-time needs create_table.partition_keys"}},
 		{head + "  unknown_fields: drop\n", []string{"drop"}},

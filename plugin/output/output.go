@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -138,6 +141,11 @@ type writeState struct {
 	schema *schema.TableSchema
 	conv   *rowconv.Converter
 	fixed  bool // fixed-bucket table: sequence numbers to keep
+	// keyed marks a primary-key table; delConv converts its retracts (-U,
+	// -D), which need only the primary-key columns: every other column
+	// may be missing.
+	keyed   bool
+	delConv *rowconv.Converter
 }
 
 func newWriteState(s *schema.TableSchema, o rowconv.ConvertOptions) (*writeState, error) {
@@ -149,7 +157,19 @@ func newWriteState(s *schema.TableSchema, o rowconv.ConvertOptions) (*writeState
 	if err != nil {
 		return nil, err
 	}
-	return &writeState{schema: s, conv: conv, fixed: buckets > 0}, nil
+	st := &writeState{schema: s, conv: conv, fixed: buckets > 0, keyed: len(s.PrimaryKeys) > 0}
+	if st.keyed {
+		fields := slices.Clone(s.Fields)
+		for i, f := range fields {
+			if !slices.Contains(s.PrimaryKeys, f.Name) {
+				fields[i].Type = f.Type.WithNullable(true)
+			}
+		}
+		if st.delConv, err = rowconv.NewConverter(fields, o); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
 }
 
 func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
@@ -251,7 +271,7 @@ func (o *paimonOutput) openOrCreate(ctx context.Context, cat *lakecore.Catalog) 
 		return nil, fmt.Errorf("table %s does not exist: create it, or set create_table.enabled with a create_table.schema", t)
 	}
 	tbl, err = cat.CreateTable(ctx, t.Database, t.Table, lakecore.TableSpec{
-		Fields: ct.Fields, PartitionKeys: ct.PartitionKeys, Options: ct.TableOptions(),
+		Fields: ct.Fields, PartitionKeys: ct.PartitionKeys, PrimaryKeys: ct.PrimaryKeys, Options: ct.TableOptions(),
 	})
 	if errors.Is(err, lakecore.ErrTableExists) {
 		// Another writer created it between our open and create: use theirs
@@ -286,9 +306,24 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	if c == nil {
 		return service.ErrNotConnected
 	}
-	st, rows, msgErrs, err := o.convert(ctx, c, batch)
+	kinds, kindErrs := o.rowKinds(batch)
+	st, rows, msgErrs, err := o.convert(ctx, c, batch, kinds)
 	if err != nil {
 		return err
+	}
+	// An append table ignores the operation metadata; a row_kind given for
+	// it must say insert.
+	for i, e := range kindErrs {
+		if e != nil && msgErrs[i] == nil && (st.keyed || o.conf.RowKind != nil) {
+			msgErrs[i], rows[i] = e, nil
+		}
+	}
+	if !st.keyed {
+		for i, k := range kinds {
+			if k.IsRetract() && msgErrs[i] == nil && o.conf.RowKind != nil {
+				msgErrs[i], rows[i] = fmt.Errorf("row_kind %s: table %s has no primary key, so it takes inserts only", k, o.conf.Table), nil
+			}
+		}
 	}
 	// Per-message failures, reported together as one BatchError.
 	var failedIdx []int
@@ -303,7 +338,13 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 		}
 	}
 
-	req, files, err := o.write(ctx, c, st, rows, msgErrs, fail)
+	var req *commitRequest
+	var files []string
+	if st.keyed {
+		req, files, err = o.writeKeyValue(ctx, c, st, rows, kinds, msgErrs, fail)
+	} else {
+		req, files, err = o.write(ctx, c, st, rows, msgErrs, fail)
+	}
 	if len(failedIdx) > 0 {
 		o.met.rowsRejected.Incr(int64(len(failedIdx)))
 	}
@@ -335,14 +376,14 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 // schema_evolution, new top-level fields add columns first and the batch
 // is converted again for the new schema. A returned error (storage
 // failing while adding columns) fails the whole batch.
-func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service.MessageBatch) (*writeState, [][]any, []error, error) {
+func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service.MessageBatch, kinds []kv.RowKind) (*writeState, [][]any, []error, error) {
 	st := o.state.Load()
 	rows := make([][]any, len(batch))
 	msgErrs := make([]error, len(batch))
 	var newCols []rowconv.NewColumn
 	var evolving []int
 	for i, msg := range batch {
-		row, added, err := st.conv.ConvertMessage(msg)
+		row, added, err := st.converter(kinds[i]).ConvertMessage(msg)
 		switch {
 		case err != nil:
 			msgErrs[i] = err
@@ -371,7 +412,7 @@ func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service
 		if msgErrs[i] != nil {
 			continue
 		}
-		row, added, err := next.conv.ConvertMessage(msg)
+		row, added, err := next.converter(kinds[i]).ConvertMessage(msg)
 		switch {
 		case err != nil:
 			msgErrs[i] = err
@@ -482,6 +523,126 @@ func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState,
 	if st.fixed {
 		c.seq.record(msgs)
 	}
+	req := &commitRequest{msgs: msgs}
+	for _, m := range msgs {
+		for _, f := range m.NewFiles {
+			req.rows += f.RowCount
+			req.bytes += f.FileSize
+			req.files++
+		}
+	}
+	return req, fio.created(), nil
+}
+
+// converter returns the converter of a message of row kind k.
+func (st *writeState) converter(k kv.RowKind) *rowconv.Converter {
+	if st.keyed && k.IsRetract() {
+		return st.delConv
+	}
+	return st.conv
+}
+
+// rowKinds returns the row kind of every message (row_kind, or the
+// operation metadata; +I without either) and, per message, the error of a
+// row kind that does not parse.
+func (o *paimonOutput) rowKinds(batch service.MessageBatch) ([]kv.RowKind, []error) {
+	kinds := make([]kv.RowKind, len(batch))
+	var errs []error
+	for i, msg := range batch {
+		var text string
+		if o.conf.RowKind != nil {
+			v, err := batch.TryInterpolatedString(i, o.conf.RowKind)
+			if err != nil {
+				if errs == nil {
+					errs = make([]error, len(batch))
+				}
+				errs[i] = fmt.Errorf("row_kind: %w", err)
+				continue
+			}
+			text = v
+		} else if v, ok := msg.MetaGetMut("operation"); ok {
+			text = fmt.Sprint(v)
+		}
+		k, err := ParseRowKind(text)
+		if err != nil {
+			if errs == nil {
+				errs = make([]error, len(batch))
+			}
+			errs[i] = err
+			continue
+		}
+		kinds[i] = k
+	}
+	if errs == nil {
+		errs = make([]error, len(batch))
+	}
+	return kinds, errs
+}
+
+// ParseRowKind reads a row kind as row_kind and the operation metadata
+// give it: +I, -U, +U or -D; insert, read, create, update, update_after,
+// update_before or delete (any case); empty is +I.
+func ParseRowKind(s string) (kv.RowKind, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "+i", "insert", "read", "create", "c", "r":
+		return kv.Insert, nil
+	case "+u", "update", "update_after", "u":
+		return kv.UpdateAfter, nil
+	case "-u", "update_before":
+		return kv.UpdateBefore, nil
+	case "-d", "delete", "d":
+		return kv.Delete, nil
+	}
+	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete", s)
+}
+
+// writeKeyValue is write for a primary-key table: the converted rows with
+// their row kinds through a KeyValueWriter of the batch's own. Batches
+// are encoded one at a time and number their changes after everything
+// this process handed out (sequenceAllocator); compaction is left to the
+// maintenance goroutine (maintenance.compaction), since batches committed
+// together must not compact the same files.
+func (o *paimonOutput) writeKeyValue(ctx context.Context, c *connection, st *writeState, rows [][]any, kinds []kv.RowKind, msgErrs []error,
+	fail func(int, error)) (*commitRequest, []string, error) {
+	fio := &recordingFileIO{FileIO: c.tbl.FileIO()}
+	c.seq.writeMu.Lock()
+	defer c.seq.writeMu.Unlock()
+	w, err := write.NewKeyValueWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), c.tbl.KeyValueRestorer())
+	if err != nil {
+		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
+	}
+	w.DisableCompaction()
+	w.SetSequenceFloor(c.seq.keyValueRestorer())
+	discard := func() {
+		ctx := context.WithoutCancel(ctx)
+		_ = w.Abort(ctx)
+		deleteFiles(ctx, fio.FileIO, fio.created())
+	}
+	written := 0
+	for i, row := range rows {
+		if msgErrs[i] != nil || row == nil {
+			continue
+		}
+		if err := w.Write(ctx, kinds[i], row); err != nil {
+			if errors.Is(err, write.ErrInvalidRow) {
+				fail(i, err)
+				continue
+			}
+			discard()
+			return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
+		}
+		written++
+	}
+	if written == 0 {
+		discard()
+		return nil, nil, nil
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		discard()
+		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
+	}
+	c.seq.record(msgs)
 	req := &commitRequest{msgs: msgs}
 	for _, m := range msgs {
 		for _, f := range m.NewFiles {

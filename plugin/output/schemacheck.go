@@ -45,12 +45,16 @@ func checkSchema(ct CreateTable, s *schema.TableSchema) error {
 		diffs = append(diffs, fmt.Sprintf("partition keys are %s in the table, %s in create_table.partition_keys",
 			list(s.PartitionKeys), list(ct.PartitionKeys)))
 	}
+	if !slices.Equal(ct.PrimaryKeys, s.PrimaryKeys) && !(len(ct.PrimaryKeys) == 0 && len(s.PrimaryKeys) == 0) {
+		diffs = append(diffs, fmt.Sprintf("primary keys are %s in the table, %s in create_table.primary_keys",
+			list(s.PrimaryKeys), list(ct.PrimaryKeys)))
+	}
 	opts := s.Opts()
 	if n, err := opts.Bucket(); err != nil {
 		diffs = append(diffs, fmt.Sprintf("the table's bucket option is invalid: %v", err))
 	} else if n != ct.Bucket {
 		diffs = append(diffs, fmt.Sprintf("bucket is %d in the table, %d in create_table.bucket", n, ct.Bucket))
-	} else if n > 0 {
+	} else if n > 0 && (len(ct.BucketKey) > 0 || len(s.PrimaryKeys) == 0) {
 		var keys []string
 		for _, f := range s.BucketKeyFields() {
 			keys = append(keys, f.Name)

@@ -70,6 +70,29 @@ func (a *sequenceAllocator) restorer() write.SequenceRestorer {
 	}
 }
 
+// keyValueRestorer is the sequence floor of a batch's KeyValueWriter on a
+// primary-key table: the larger of what this process issued and what the
+// latest snapshot holds, read again when the latest snapshot changed, so
+// that a batch refused for another writer's commit to its bucket
+// (commit.ErrSequenceConflict) numbers after that writer when it is
+// written again.
+func (a *sequenceAllocator) keyValueRestorer() write.SequenceRestorer {
+	return func(ctx context.Context, partition []byte, bucket int32) (int64, error) {
+		key := bucketID(partition, bucket)
+		if err := a.loadCommitted(ctx); err != nil {
+			return 0, err
+		}
+		n := int64(-1)
+		if c, ok := a.committed[key]; ok {
+			n = c
+		}
+		if i, ok := a.issued[key]; ok {
+			n = max(n, i)
+		}
+		return n, nil
+	}
+}
+
 // loadCommitted reads the live files of the latest snapshot once per
 // snapshot id.
 func (a *sequenceAllocator) loadCommitted(ctx context.Context) error {
