@@ -257,6 +257,9 @@ func TestPKUpsertBenchVsJava(t *testing.T) {
 	gIn, gComp := writeAmplification(t, tb)
 	jIn, jComp := writeAmplification(t, javaTable)
 	goRate, goCPU := float64(rows)/wall.Seconds(), float64(rows)/cpu.Seconds()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	t.Logf("lakecore's peak RSS (this test process, which also read both tables): %d MiB", ru.Maxrss/1024)
 	t.Logf("upserts of %d changes (%d keys, 20%% updates, %d buckets, %d commits): Java 1.4.2 %.0f K/s, %.0f K per CPU-s, write amplification %.2f; "+
 		"lakecore %.0f K/s, %.0f K per CPU-s, write amplification %.2f; ratio %.2f (per CPU-s)",
 		rows, nextKey, buckets, commits, java.RowsPerSecond/1e3, java.RowsPerCPUSecond/1e3, float64(jComp)/float64(jIn),
