@@ -303,7 +303,10 @@ func ConfigSpec() *service.ConfigSpec {
 					"`update`, `update_after`, `update_before` and `delete`. Empty (the default) reads the `operation` "+
 					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
 					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
-					"inserts only: a message whose row kind is not an insert fails alone.").
+					"inserts only: a message whose row kind is not an insert fails alone. Changes to a key are applied "+
+					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1), "+
+					"and a batch that fails and is delivered again lands after the batches written meanwhile, so a "+
+					"source that can replay should give a `sequence.field` (a position or timestamp column).").
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
@@ -324,7 +327,9 @@ func ConfigSpec() *service.ConfigSpec {
 			service.NewBatchPolicyField(fieldBatching),
 			service.NewOutputMaxInFlightField().
 				Description("The maximum number of batches converted and written concurrently. Finished batches are "+
-					"committed together by a single committer, so raising this increases throughput without more snapshots.").
+					"committed together by a single committer, so raising this increases throughput without more snapshots. "+
+					"A primary-key table takes one batch at a time (the default becomes 1; another value above 1 is an error), "+
+					"so that the changes to a key are written in order.").
 				Default(DefaultMaxInFlight).
 				LintRule(`root = if this < 1 { [ "max_in_flight must be at least 1" ] }`),
 			service.NewStringAnnotatedEnumField(fieldUnknownFields, map[string]string{
@@ -587,6 +592,15 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.MaxInFlight < 1 {
 		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
+	}
+	if len(c.CreateTable.PrimaryKeys) > 0 {
+		// Batches in flight at once are numbered in no fixed order, so a later
+		// change of a key could lose to an earlier one.
+		// The default counts as unset (a parsed config cannot tell them apart).
+		if c.MaxInFlight > 1 && c.MaxInFlight != DefaultMaxInFlight {
+			return c, fmt.Errorf("max_in_flight is %d: a primary-key table (create_table.primary_keys) needs max_in_flight 1, so that the changes to a key are written in order", c.MaxInFlight)
+		}
+		c.MaxInFlight = 1
 	}
 	var s string
 	if s, err = conf.FieldString(fieldUnknownFields); err != nil {

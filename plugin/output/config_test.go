@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -392,6 +393,32 @@ func TestParseMaintenance(t *testing.T) {
 	for _, bad := range []string{"maintenance: {interval: -1s}", "maintenance: {partition_metrics_limit: -1}"} {
 		if _, err := parse(t, "warehouse: /lake\ntable: events\n"+bad+"\n"); err == nil {
 			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+// TestPrimaryKeyMaxInFlight: a primary-key table writes one batch at a
+// time: the default becomes 1, a larger explicit value is refused.
+func TestPrimaryKeyMaxInFlight(t *testing.T) {
+	pk := "warehouse: /lake\ntable: t\ncreate_table:\n  schema:\n    - { name: id, type: BIGINT }\n  primary_keys: [ id ]\n  bucket: 2\n"
+	c, err := parse(t, pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxInFlight != 1 || !slices.Equal(c.CreateTable.PrimaryKeys, []string{"id"}) {
+		t.Errorf("max_in_flight %d, primary keys %v; want 1 and [id]", c.MaxInFlight, c.CreateTable.PrimaryKeys)
+	}
+	if c.CreateTable.Fields[0].Type.Nullable {
+		t.Error("the primary-key column stays nullable")
+	}
+	if _, err := parse(t, pk+"max_in_flight: 8\n"); err == nil || !strings.Contains(err.Error(), "needs max_in_flight 1") {
+		t.Errorf("max_in_flight 8 on a primary-key table: %v", err)
+	}
+	for _, bad := range []struct{ extra, want string }{
+		{"  partition_keys: [ dt ]\n", "must contain the partition key"},
+	} {
+		if _, err := parse(t, pk+bad.extra); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: %v, want an error naming %s", bad.extra, err, bad.want)
 		}
 	}
 }

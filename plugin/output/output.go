@@ -207,6 +207,10 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	if err := s.CheckWritable(); err != nil {
 		return fmt.Errorf("table %s cannot be written: %w", t, err)
 	}
+	if len(s.PrimaryKeys) > 0 && o.conf.MaxInFlight > 1 {
+		return fmt.Errorf("table %s has primary keys %v: set max_in_flight: 1 (it is %d), so that the changes to a key are written in order",
+			t, s.PrimaryKeys, o.conf.MaxInFlight)
+	}
 	st, err := newWriteState(s, o.conf.Convert)
 	if err != nil {
 		return fmt.Errorf("table %s: %w", t, err)
