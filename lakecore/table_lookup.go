@@ -125,11 +125,9 @@ func (t *Table) bucketOf(value []any) (int32, bool, error) {
 	if err != nil || n <= 0 {
 		return 0, false, err
 	}
-	names := s.Opts().BucketKey()
-	if len(names) == 0 {
-		if names, err = kv.TrimmedPrimaryKeys(s.PrimaryKeys, s.PartitionKeys); err != nil {
-			return 0, false, err
-		}
+	names, err := kv.BucketKeys(s.PrimaryKeys, s.PartitionKeys, s.Opts().BucketKey())
+	if err != nil {
+		return 0, false, err
 	}
 	idx, err := kv.FieldIndexes(s.Fields, names)
 	if err != nil {

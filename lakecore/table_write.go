@@ -72,65 +72,22 @@ func (t *Table) AddColumns(ctx context.Context, fields []types.DataField) (*sche
 }
 
 // sequenceRestorer answers from the live files of the asked partition in
-// the latest snapshot, read once per partition and snapshot id:
-// AbstractFileStoreWrite restores a bucket's files and continues after
-// DataFileMeta.getMaxSequenceNumber.
+// the latest snapshot (fileRestorer): AbstractFileStoreWrite restores a
+// bucket's files and continues after DataFileMeta.getMaxSequenceNumber.
 func (t *Table) sequenceRestorer() write.SequenceRestorer {
-	var (
-		mu     sync.Mutex
-		loaded int64                      = -1
-		maxSeq map[string]map[int32]int64 // by partition bytes, bucket
-	)
+	files := t.fileRestorer()
 	return func(ctx context.Context, partition []byte, bucket int32) (int64, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		id, ok, err := t.snapshots.LatestID(ctx)
+		live, err := files(ctx, partition, bucket)
 		if err != nil {
 			return 0, err
 		}
-		if !ok {
-			return -1, nil
+		maxSeq := int64(-1)
+		for i := range live {
+			maxSeq = max(maxSeq, live[i].MaxSequenceNumber)
 		}
-		if id != loaded {
-			maxSeq, loaded = map[string]map[int32]int64{}, id
-		}
-		buckets, ok := maxSeq[string(partition)]
-		if !ok {
-			snap, err := t.snapshots.Get(ctx, id)
-			if err != nil {
-				return 0, err
-			}
-			filter, err := t.partitionFilter(snap.SchemaID, partition)
-			if err != nil {
-				return 0, err
-			}
-			live, err := t.planner.LiveEntries(ctx, snap, filter)
-			if err != nil {
-				return 0, err
-			}
-			buckets = map[int32]int64{}
-			for _, e := range live {
-				if !bytes.Equal(e.Partition, partition) {
-					continue
-				}
-				if cur, ok := buckets[e.Bucket]; !ok || e.File.MaxSequenceNumber > cur {
-					buckets[e.Bucket] = e.File.MaxSequenceNumber
-				}
-			}
-			maxSeq[string(partition)] = buckets
-		}
-		if m, ok := buckets[bucket]; ok {
-			return m, nil
-		}
-		return -1, nil
+		return maxSeq, nil
 	}
 }
-
-// KeyValueRestorer returns the FileRestorer NewKeyValueWriter uses: the
-// live files of a (partition, bucket) in the latest snapshot, for a
-// write.KeyValueWriter built over another FileIO (one that records the
-// files it creates, say).
-func (t *Table) KeyValueRestorer() write.FileRestorer { return t.fileRestorer() }
 
 // fileRestorer answers from the live files of the asked partition in the
 // latest snapshot, read once per partition and snapshot id.

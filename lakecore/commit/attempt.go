@@ -51,9 +51,9 @@ func fixedChangesWithLog(entries, changelog []manifest.Entry) changesFunc {
 // (all when nil) in the latest snapshot and adds adds
 // (CommitScanner.readOverwriteChanges). Deletion-vector and other index
 // entries of those partitions are dropped from the index manifest.
-func (c *Committer) overwriteChanges(keep func([]byte) bool, adds []manifest.Entry) changesFunc {
+func (c *Committer) overwriteChanges(keep func([]byte) bool, adds, changelog []manifest.Entry) changesFunc {
 	return func(ctx context.Context, latest *snapshot.Snapshot) (changes, error) {
-		var out changes
+		out := changes{changelog: changelog}
 		if latest != nil {
 			live, err := c.liveEntries(ctx, latest, keep)
 			if err != nil {

@@ -235,7 +235,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	appendEntries, compactEntries, changelog, err := c.collectWithLog(msgs)
+	appendEntries, compactEntries, changelog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -258,18 +258,18 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 // one delta manifest. Every file to delete must still be live in the latest
 // snapshot at each attempt and the bucket count of each partition must stay
 // the same, else the error wraps ErrConflict and nothing is committed.
-// Messages with NewFiles or DeletedFiles wrap ErrInvalidMessage (use
+// Messages with NewFiles, DeletedFiles or Changelog wrap ErrInvalidMessage (use
 // Commit). Without any compaction change it returns (nil, nil).
 func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Message) (*snapshot.Snapshot, error) {
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	appendEntries, compactEntries, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
-	if len(appendEntries) > 0 {
-		return nil, fmt.Errorf("compact %s: %w: messages carry new or deleted files; commit them with Commit", c.tablePath, ErrInvalidMessage)
+	if len(appendEntries) > 0 || len(changelog) > 0 {
+		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted or changelog files; commit them with Commit", c.tablePath, ErrInvalidMessage)
 	}
 	if len(compactEntries) == 0 {
 		return nil, nil
@@ -292,7 +292,7 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	appendEntries, compactEntries, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 			}
 		}
 	}
-	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true, c.overwriteChanges(keep, appendEntries))
+	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true, c.overwriteChanges(keep, appendEntries, changelog))
 	if err != nil {
 		return nil, err
 	}
@@ -439,14 +439,9 @@ func (c *Committer) keyRanges(files []*manifest.DataFileMeta) ([][2][]any, error
 
 // collect turns messages into manifest entries (ManifestEntryChanges.collect):
 // the append part (NewFiles ADD, DeletedFiles DELETE) and the compact part
-// (CompactBefore DELETE, CompactAfter ADD).
-func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries []manifest.Entry, err error) {
-	appendEntries, compactEntries, _, err = c.collectWithLog(msgs)
-	return appendEntries, compactEntries, err
-}
-
-// collectWithLog is collect with the changelog files of the append part.
-func (c *Committer) collectWithLog(msgs []Message) (appendEntries, compactEntries, changelog []manifest.Entry, err error) {
+// (CompactBefore DELETE, CompactAfter ADD), and the changelog files of the
+// append part (Changelog ADD).
+func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, changelog []manifest.Entry, err error) {
 	for i := range msgs {
 		m := &msgs[i]
 		if _, err := binrow.Deserialize(c.partTypes, m.Partition); err != nil {

@@ -78,3 +78,13 @@ func KeyFields(fields []types.DataField, trimmed []string) ([]types.DataField, e
 	}
 	return out, nil
 }
+
+// BucketKeys returns the bucket key of a primary-key table: the
+// bucket-key option when set, else the trimmed primary keys
+// (TableSchema's constructor: tmpBucketKeys = trimmedPrimaryKeys()).
+func BucketKeys(primaryKeys, partitionKeys, bucketKeyOption []string) ([]string, error) {
+	if len(bucketKeyOption) > 0 {
+		return bucketKeyOption, nil
+	}
+	return TrimmedPrimaryKeys(primaryKeys, partitionKeys)
+}

@@ -30,17 +30,56 @@ const (
 // order and a factory of merge functions, built from the table's schema
 // and options as PrimaryKeyTableUtils.createMergeFunctionFactory does.
 type Engine struct {
-	// Name is the merge-engine option's value.
-	Name string
+	Mode
 	// Order is the merge order of records.
 	Order RecordOrder
+
+	newFn func() (MergeFunction, error)
+}
+
+// Mode is what a primary-key table's options say about how it is merged
+// and read, without its schema: the options readers, planners and writers
+// all branch on.
+type Mode struct {
+	// Name is the merge-engine option's value.
+	Name string
 	// DeletionVectors is deletion-vectors.enabled.
 	DeletionVectors bool
 	// ChangelogProducer is changelog-producer: none, input, lookup or
 	// full-compaction.
 	ChangelogProducer string
+	// IgnoreDelete is ignore-delete (or its fallback keys first-row.,
+	// deduplicate. and partial-update.ignore-delete); IgnoreUpdateBefore
+	// is ignore-update-before.
+	IgnoreDelete, IgnoreUpdateBefore bool
+}
 
-	newFn func() (MergeFunction, error)
+// ParseMode reads the Mode of a primary-key table's options. A value that
+// does not parse wraps schema.ErrInvalidOption.
+func ParseMode(opts map[string]string) (Mode, error) {
+	m := Mode{Name: EngineDeduplicate, ChangelogProducer: "none"}
+	if v, ok := opts["merge-engine"]; ok {
+		m.Name = strings.ToLower(strings.TrimSpace(v))
+	}
+	if v, ok := opts["changelog-producer"]; ok {
+		m.ChangelogProducer = strings.ToLower(strings.TrimSpace(v))
+	}
+	switch m.ChangelogProducer {
+	case "none", "input", "lookup", "full-compaction":
+	default:
+		return m, fmt.Errorf("%w: changelog-producer = %q (want none, input, lookup or full-compaction)", schema.ErrInvalidOption, opts["changelog-producer"])
+	}
+	var err error
+	if m.DeletionVectors, err = boolOption(opts, "deletion-vectors.enabled"); err != nil {
+		return m, err
+	}
+	if m.IgnoreDelete, err = boolOption(opts, "ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete"); err != nil {
+		return m, err
+	}
+	if m.IgnoreUpdateBefore, err = boolOption(opts, "ignore-update-before"); err != nil {
+		return m, err
+	}
+	return m, nil
 }
 
 // NewMergeFunction returns a fresh merge function of the engine.
@@ -49,7 +88,7 @@ func (e *Engine) NewMergeFunction() (MergeFunction, error) { return e.newFn() }
 // SkipLevel0 reports whether batch reads leave out level-0 files, as
 // CoreOptions.batchScanSkipLevel0 does: with deletion vectors or first-row
 // those files are visible only once compacted.
-func (e *Engine) SkipLevel0() bool { return e.DeletionVectors || e.Name == EngineFirstRow }
+func (m Mode) SkipLevel0() bool { return m.DeletionVectors || m.Name == EngineFirstRow }
 
 // boolOption parses a boolean option as Java does (case-insensitive true
 // or false); the first key present of keys wins.
@@ -112,22 +151,12 @@ func NewEngine(s *schema.TableSchema, fields []types.DataField) (*Engine, error)
 			return nil, fmt.Errorf("%w: %w", schema.ErrInvalidSchema, err)
 		}
 	}
-	e := &Engine{Name: EngineDeduplicate, ChangelogProducer: "none"}
-	e.Order.KeyFields = keyIdx
-	if v, ok := opts["merge-engine"]; ok {
-		e.Name = strings.ToLower(strings.TrimSpace(v))
-	}
-	if v, ok := opts["changelog-producer"]; ok {
-		e.ChangelogProducer = strings.ToLower(strings.TrimSpace(v))
-	}
-	switch e.ChangelogProducer {
-	case "none", "input", "lookup", "full-compaction":
-	default:
-		return nil, fmt.Errorf("%w: changelog-producer = %q (want none, input, lookup or full-compaction)", schema.ErrInvalidOption, opts["changelog-producer"])
-	}
-	if e.DeletionVectors, err = boolOption(opts, "deletion-vectors.enabled"); err != nil {
+	mode, err := ParseMode(opts)
+	if err != nil {
 		return nil, err
 	}
+	e := &Engine{Mode: mode}
+	e.Order.KeyFields = keyIdx
 	seqFields := splitList(opts["sequence.field"])
 	if len(seqFields) > 0 {
 		idx, err := kv.FieldIndexes(fields, seqFields)
@@ -143,10 +172,7 @@ func NewEngine(s *schema.TableSchema, fields []types.DataField) (*Engine, error)
 			return nil, fmt.Errorf("%w: sequence.field.sort-order = %q (want ascending or descending)", schema.ErrInvalidOption, order)
 		}
 	}
-	ignoreDelete, err := boolOption(opts, "ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")
-	if err != nil {
-		return nil, err
-	}
+	ignoreDelete := mode.IgnoreDelete
 	switch e.Name {
 	case EngineDeduplicate:
 		e.newFn = func() (MergeFunction, error) { return &Deduplicate{IgnoreDelete: ignoreDelete}, nil }

@@ -155,7 +155,7 @@ type mergedReader struct {
 	sections [][]mergetree.SortedRun
 	raw1     []bool // sections read raw
 	next     int    // index of the next section
-	raw      *RowIterator
+	raw      *rawReader
 	merge    *mergetree.SortMergeReader
 	err      error
 	closed   bool
@@ -237,7 +237,7 @@ func (m *mergedReader) openSection(ctx context.Context, i int) error {
 		if err != nil {
 			return err
 		}
-		m.raw = it
+		m.raw = &rawReader{r: m.r, it: it}
 		return nil
 	}
 	readers := make([]mergetree.RecordReader, 0, len(sec))
@@ -296,14 +296,6 @@ func (m *mergedReader) Next(ctx context.Context) (Batch, error) {
 			if err != nil {
 				m.err = err
 				return Batch{}, err
-			}
-			for i, row := range b.Rows {
-				value, _, _, err := m.r.record(row, b.Pos.File)
-				if err != nil {
-					m.err = err
-					return Batch{}, err
-				}
-				b.Rows[i] = m.r.project(value)
 			}
 			return b, nil
 		case m.merge != nil:

@@ -139,28 +139,22 @@ func (p *Planner) partitionFields(ctx context.Context, id int64) ([]types.DataFi
 // (manifest.ErrDuplicateFile), a predicate bound to other partition keys
 // (ErrInvalidFilter).
 func (p *Planner) Full(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
-	fields, err := p.partitionFields(ctx, snap.SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
-	}
-	live, err := p.liveEntries(ctx, snap, f, fields)
-	if err != nil {
-		return nil, err
-	}
-	rules, err := p.keyValueRules(ctx, snap.SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
-	}
-	if rules != nil {
-		live = rules.batchEntries(live)
-	}
-	return p.plan(ctx, snap, live, fields)
+	return p.full(ctx, snap, f, func(r *keyValueRules, live []manifest.Entry) ([]manifest.Entry, error) {
+		return r.batchEntries(live), nil
+	})
 }
 
 // streamStart plans the first plan of a streaming read: the live files as
 // Full, with the level filter of a primary-key table's changelog producer
 // instead of the batch rules.
 func (p *Planner) streamStart(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate) (*Plan, error) {
+	return p.full(ctx, snap, f, (*keyValueRules).streamStartEntries)
+}
+
+// full plans the live files of snap; keep applies a primary-key table's
+// rules to them.
+func (p *Planner) full(ctx context.Context, snap *snapshot.Snapshot, f *partition.Predicate,
+	keep func(*keyValueRules, []manifest.Entry) ([]manifest.Entry, error)) (*Plan, error) {
 	fields, err := p.partitionFields(ctx, snap.SchemaID)
 	if err != nil {
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
@@ -174,11 +168,11 @@ func (p *Planner) streamStart(ctx context.Context, snap *snapshot.Snapshot, f *p
 		return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
 	if rules != nil {
-		if live, err = rules.streamStartEntries(live); err != nil {
+		if live, err = keep(rules, live); err != nil {
 			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 		}
 	}
-	return p.plan(ctx, snap, live, fields)
+	return p.plan(ctx, snap, live, fields, true)
 }
 
 // Delta plans the data files snap added: the ADD entries of its delta
@@ -191,20 +185,19 @@ func (p *Planner) Delta(ctx context.Context, snap *snapshot.Snapshot, f *partiti
 	if err != nil {
 		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
-	rules, err := p.keyValueRules(ctx, snap.SchemaID)
-	if err != nil {
-		return nil, fmt.Errorf("plan delta of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
-	}
-	if rules != nil {
-		markStreaming(plan)
-	}
 	return plan, nil
 }
 
 // added plans the files the ADD entries of one manifest list of snap add,
-// in manifest order, restricted to the partitions f passes.
+// in manifest order, restricted to the partitions f passes. For a
+// primary-key table the splits are streaming ones (read record by record,
+// without deletion vectors, which are therefore not read).
 func (p *Planner) added(ctx context.Context, snap *snapshot.Snapshot, list manifest.List, f *partition.Predicate) (*Plan, error) {
 	fields, err := p.partitionFields(ctx, snap.SchemaID)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := p.keyValueRules(ctx, snap.SchemaID)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +218,16 @@ func (p *Planner) added(ctx context.Context, snap *snapshot.Snapshot, list manif
 			adds = append(adds, entries[i])
 		}
 	}
-	return p.plan(ctx, snap, adds, fields)
+	plan, err := p.plan(ctx, snap, adds, fields, rules == nil)
+	if err != nil {
+		return nil, err
+	}
+	if rules != nil {
+		for i := range plan.Splits {
+			plan.Splits[i].Streaming = true
+		}
+	}
+	return plan, nil
 }
 
 // LiveEntries returns the live files of snap as manifest ADD entries in
@@ -253,7 +255,7 @@ func (p *Planner) liveEntries(ctx context.Context, snap *snapshot.Snapshot, f *p
 // appearance and attaches deletion vectors. The files of all splits share
 // one exactly sized array: with 100,000 files a growing slice per split
 // would copy and allocate several times the metadata.
-func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []manifest.Entry, fields []types.DataField) (*Plan, error) {
+func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []manifest.Entry, fields []types.DataField, withDVs bool) (*Plan, error) {
 	partTypes := make([]types.DataType, len(fields))
 	for i, f := range fields {
 		partTypes[i] = f.Type
@@ -313,7 +315,7 @@ func (p *Planner) plan(ctx context.Context, snap *snapshot.Snapshot, entries []m
 		}
 		splits[si].Files = fs
 	}
-	if snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
+	if withDVs && snap.IndexManifest != nil && *snap.IndexManifest != "" && len(splits) > 0 {
 		dvs, err := p.manifests.ReadDeletionVectors(ctx, *snap.IndexManifest)
 		if err != nil {
 			return nil, fmt.Errorf("plan snapshot %d of %s: %w", snap.ID, p.tablePath, err)

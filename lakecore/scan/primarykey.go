@@ -3,10 +3,9 @@ package scan
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
@@ -54,30 +53,18 @@ func (p *Planner) keyValueRules(ctx context.Context, id int64) (*keyValueRules, 
 	return r, nil
 }
 
-// parseKeyValueRules reads the rules from a primary-key table's options.
+// parseKeyValueRules reads the rules from a primary-key table's options
+// (mergetree.ParseMode, mergetree.UniversalFromOptions).
 func parseKeyValueRules(opts map[string]string) (*keyValueRules, error) {
-	var err error
-	o := opts
-	flag := func(k string) bool { return strings.EqualFold(strings.TrimSpace(o[k]), "true") }
-	r := &keyValueRules{producer: strings.ToLower(strings.TrimSpace(o["changelog-producer"]))}
-	if r.producer == "" {
-		r.producer = "none"
+	mode, err := mergetree.ParseMode(opts)
+	if err != nil {
+		return nil, err
 	}
-	r.skipLevel0 = flag("deletion-vectors.enabled") || strings.EqualFold(strings.TrimSpace(o["merge-engine"]), "first-row")
-	trigger := int64(5)
-	if v, ok := o["num-sorted-run.compaction-trigger"]; ok {
-		if trigger, err = strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
-			return nil, fmt.Errorf("%w: num-sorted-run.compaction-trigger = %q", ErrInvalidOptions, v)
-		}
+	u, err := mergetree.UniversalFromOptions(opts)
+	if err != nil {
+		return nil, err
 	}
-	levels := trigger + 1
-	if v, ok := o["num-levels"]; ok {
-		if levels, err = strconv.ParseInt(strings.TrimSpace(v), 10, 32); err != nil {
-			return nil, fmt.Errorf("%w: num-levels = %q", ErrInvalidOptions, v)
-		}
-	}
-	r.maxLevel = int32(levels - 1)
-	return r, nil
+	return &keyValueRules{skipLevel0: mode.SkipLevel0(), producer: mode.ChangelogProducer, maxLevel: u.MaxLevel()}, nil
 }
 
 // keepEntries drops the entries keep rejects, in place.
@@ -128,15 +115,6 @@ func (r *keyValueRules) streamStartEntries(entries []manifest.Entry) ([]manifest
 // data files (DeltaFollowUpScanner).
 func (r *keyValueRules) readsChangelog() bool { return r != nil && r.producer != "none" }
 
-// markStreaming marks every split of plan to be read as it is, record by
-// record with its row kind.
-func markStreaming(plan *Plan) {
-	for i := range plan.Splits {
-		plan.Splits[i].Streaming = true
-		plan.Splits[i].DeletionVectors = nil
-	}
-}
-
 // Changelog plans the changelog files snap added (ScanMode.CHANGELOG): the
 // entries of its changelog manifest list, restricted to the partitions f
 // passes, as streaming splits. A snapshot without a changelog gives an
@@ -150,7 +128,5 @@ func (p *Planner) Changelog(ctx context.Context, snap *snapshot.Snapshot, f *par
 	if err != nil {
 		return nil, fmt.Errorf("plan changelog of snapshot %d of %s: %w", snap.ID, p.tablePath, err)
 	}
-	// Changelog files carry no deletion vectors.
-	markStreaming(plan)
 	return plan, nil
 }

@@ -54,13 +54,15 @@ const (
 // options are refused (ErrUnsupportedTable). It is not safe for concurrent
 // use.
 type KeyValueWriter struct {
-	fio     storage.FileIO
-	dataDir string
-	schema  *schema.TableSchema
-	o       Options
-	restore FileRestorer
-	engine  *mergetree.Engine
-	reader  *read.TableRead
+	fio       storage.FileIO
+	tablePath string
+	dataDir   string
+	schema    *schema.TableSchema
+	o         Options
+	restore   FileRestorer
+	engine    *mergetree.Engine
+	// reader reads the runs compaction merges, made on first use.
+	reader *read.TableRead
 	// compaction is nil for write-only writers.
 	compaction *mergetree.Universal
 	// floor, when set, is asked for a bucket's last sequence number besides
@@ -73,14 +75,19 @@ type KeyValueWriter struct {
 	partTypes, bktTypes   []types.DataType
 	keyIdx                []int
 	keyTypes              []types.DataType
-	fileFields            []types.DataField
-	wopts                 datafile.WriterOptions
-	dense                 bool
-	partOpts              binrow.PartitionOptions
-	bufferSize            int64
-	dropUpdateBefore      bool
-	dropDeletes           bool
-	fileUUID, extension   string
+	keyFields             []types.DataField
+	// checkKey: the trimmed primary key is not the bucket key, so route
+	// checks that it encodes; scratch holds the values of one encoding.
+	checkKey            bool
+	scratch             []any
+	fileFields          []types.DataField
+	wopts               datafile.WriterOptions
+	dense               bool
+	partOpts            binrow.PartitionOptions
+	bufferSize          int64
+	dropUpdateBefore    bool
+	dropDeletes         bool
+	fileUUID, extension string
 	// changelogPrefix is set for changelog-producer input: every change is
 	// also written, unmerged, to changelog files with this prefix.
 	changelogPrefix string
@@ -146,7 +153,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		o.TargetFileSize = kvTargetFileSize
 	}
 	w := &KeyValueWriter{
-		fio: fio, dataDir: strings.TrimSuffix(tablePath, "/"), schema: s, o: o.withDefaults(), restore: restore, engine: engine,
+		fio: fio, tablePath: tablePath, dataDir: strings.TrimSuffix(tablePath, "/"), schema: s, o: o.withDefaults(), restore: restore, engine: engine,
 		fileUUID: uuid.NewString(), buckets: map[string]*kvBucket{}, nextSeq: map[string]int64{}, bufferSize: kvWriteBufferSize,
 	}
 	if d := strings.Trim(opts.DataFilePathDirectory(), "/"); d != "" {
@@ -163,9 +170,9 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	if err != nil {
 		return fail(err)
 	}
-	bucketKey := opts.BucketKey()
-	if len(bucketKey) == 0 {
-		bucketKey = trimmed
+	bucketKey, err := kv.BucketKeys(s.PrimaryKeys, s.PartitionKeys, opts.BucketKey())
+	if err != nil {
+		return fail(err)
 	}
 	for _, k := range bucketKey {
 		if !slices.Contains(s.PrimaryKeys, k) {
@@ -178,9 +185,12 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	w.bktTypes = typesOf(w.bktFields)
 	w.keyIdx = engine.Order.KeyFields
 	w.keyTypes = make([]types.DataType, len(w.keyIdx))
+	w.keyFields = make([]types.DataField, len(w.keyIdx))
 	for i, j := range w.keyIdx {
-		w.keyTypes[i] = s.Fields[j].Type
+		w.keyTypes[i], w.keyFields[i] = s.Fields[j].Type, s.Fields[j]
 	}
+	w.checkKey = !slices.Equal(w.keyIdx, w.bktIdx)
+	w.scratch = make([]any, max(len(w.partFields), len(w.bktFields), len(w.keyIdx)))
 	keyFields, err := kv.KeyFields(s.Fields, trimmed)
 	if err != nil {
 		return fail(err)
@@ -215,9 +225,8 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	// RowKindFilter: ignore-delete drops -U and -D, ignore-update-before
 	// -U. Like Flink's upsert sink, deduplicate tables without an input
 	// changelog drop -U as well: the +U that follows replaces the row.
-	ignoreDelete := flag(s.Options, "ignore-delete", "deduplicate.ignore-delete", "partial-update.ignore-delete")
-	w.dropDeletes = ignoreDelete
-	w.dropUpdateBefore = ignoreDelete || flag(s.Options, "ignore-update-before") ||
+	w.dropDeletes = engine.IgnoreDelete
+	w.dropUpdateBefore = engine.IgnoreDelete || engine.IgnoreUpdateBefore ||
 		(engine.Name == mergetree.EngineDeduplicate && engine.ChangelogProducer != "input")
 	w.extension = ".parquet"
 	if inc, err := opts.FileSuffixIncludeCompression(); err != nil {
@@ -231,9 +240,6 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 			w.changelogPrefix = v
 		}
 	}
-	if w.reader, err = read.NewTableRead(fio, tablePath, s, nil); err != nil {
-		return fail(err)
-	}
 	writeOnly, err := opts.WriteOnly()
 	if err != nil {
 		return fail(err)
@@ -246,15 +252,6 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		w.compaction = &u
 	}
 	return w, nil
-}
-
-func flag(opts map[string]string, keys ...string) bool {
-	for _, k := range keys {
-		if v, ok := opts[k]; ok {
-			return strings.EqualFold(strings.TrimSpace(v), "true")
-		}
-	}
-	return false
 }
 
 // checkKeyValueWritable refuses the options whose write path lakecore does
@@ -380,17 +377,17 @@ func estimateRow(row []any) int64 {
 }
 
 func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
-	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, true)
+	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
 	}
-	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, false)
+	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
 	}
-	for _, j := range w.keyIdx { // the key must encode, or the file's _MIN_KEY could not
-		if _, err := binrow.Encode([]types.DataType{w.schema.Fields[j].Type}, row[j:j+1]); err != nil {
-			return nil, fmt.Errorf("write to %s: %w: field %q: %w", w.dataDir, ErrInvalidRow, w.schema.Fields[j].Name, err)
+	if w.checkKey { // the key must encode, or the file's _MIN_KEY could not
+		if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false); err != nil {
+			return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
 		}
 	}
 	return w.bucketOf(ctx, part, int32(binrow.Bucket(key, w.numBuckets)))
@@ -441,25 +438,6 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 	return b, nil
 }
 
-// encodeFields serializes (partition) or encodes (bucket key) the fields
-// idx of row, naming the field on failure.
-func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row []any, serialize bool) ([]byte, error) {
-	vals := make([]any, len(fields))
-	for i, f := range fields {
-		vals[i] = row[idx[i]]
-		if vals[i] == nil && !f.Type.Nullable {
-			return nil, fmt.Errorf("field %q: got NULL, want %s", f.Name, f.Type)
-		}
-		if _, err := binrow.Encode(ts[i:i+1], vals[i:i+1]); err != nil {
-			return nil, fmt.Errorf("field %q: %w", f.Name, err)
-		}
-	}
-	if serialize {
-		return binrow.Serialize(ts, vals)
-	}
-	return binrow.Encode(ts, vals)
-}
-
 // flush sorts and merges the buffer of b and writes it as level-0 files.
 func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	if len(b.buf) == 0 {
@@ -477,26 +455,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 		return err
 	}
 	reducer := mergetree.NewReducer(fn)
-	var f *kvFile
-	emit := func(r *mergetree.KeyValue) error {
-		if f == nil {
-			if f, err = w.openFile(ctx, b, w.o.FilePrefix, 0, 0); err != nil {
-				return err
-			}
-		}
-		if err := f.write(w, r); err != nil {
-			return err
-		}
-		if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
-			meta, err := w.closeFile(f)
-			f = nil
-			if err == nil {
-				b.done = append(b.done, meta)
-			}
-			return err
-		}
-		return nil
-	}
+	files := w.rolling(b, w.o.FilePrefix, 0, 0, &b.done)
 	for i := 0; i < len(b.buf); {
 		j := i + 1
 		for j < len(b.buf) && order.CompareKeys(b.buf[j].Value, b.buf[i].Value) == 0 {
@@ -505,18 +464,18 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 		reducer.Reset()
 		for _, r := range b.buf[i:j] {
 			if err := reducer.Add(r); err != nil {
+				files.abort()
 				return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
 			}
 		}
 		r, err := reducer.Result()
 		if err != nil {
+			files.abort()
 			return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
 		}
 		if r != nil {
-			if err := emit(r); err != nil {
-				if f != nil {
-					_ = f.out.Abort()
-				}
+			if err := files.add(ctx, r); err != nil {
+				files.abort()
 				return err
 			}
 		}
@@ -524,14 +483,67 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	}
 	clear(b.buf)
 	b.buf, b.bufBytes = b.buf[:0], 0
-	if f != nil {
-		meta, err := w.closeFile(f)
+	return files.close()
+}
+
+// rollingFiles writes records into KeyValue files of one bucket, prefix,
+// level and file source, rolling at target-file-size (checked every
+// rollCheckRows records, as Java's RollingFileWriter does); the metadata
+// of each closed file is appended to out.
+type rollingFiles struct {
+	w             *KeyValueWriter
+	b             *kvBucket
+	prefix        string
+	level, source int32
+	out           *[]manifest.DataFileMeta
+	f             *kvFile
+}
+
+func (w *KeyValueWriter) rolling(b *kvBucket, prefix string, level, source int32, out *[]manifest.DataFileMeta) *rollingFiles {
+	return &rollingFiles{w: w, b: b, prefix: prefix, level: level, source: source, out: out}
+}
+
+// add writes one record, opening a file first and closing it once it
+// reaches the target size.
+func (r *rollingFiles) add(ctx context.Context, rec *mergetree.KeyValue) error {
+	if r.f == nil {
+		f, err := r.w.openFile(ctx, r.b, r.prefix, r.level, r.source)
 		if err != nil {
 			return err
 		}
-		b.done = append(b.done, meta)
+		r.f = f
+	}
+	if err := r.f.write(r.w, rec); err != nil {
+		return err
+	}
+	if r.f.rows%rollCheckRows == 0 && r.f.w.EstimatedSize() >= r.w.o.TargetFileSize {
+		return r.close()
 	}
 	return nil
+}
+
+// close closes the open file, if any, and records its metadata.
+func (r *rollingFiles) close() error {
+	if r.f == nil {
+		return nil
+	}
+	f := r.f
+	r.f = nil
+	meta, err := r.w.closeFile(f)
+	if err != nil {
+		return err
+	}
+	*r.out = append(*r.out, meta)
+	return nil
+}
+
+// abort drops the open file, if any (closed ones are in w.closed, for
+// Abort).
+func (r *rollingFiles) abort() {
+	if r.f != nil {
+		_ = r.f.out.Abort()
+		r.f = nil
+	}
 }
 
 // kvFile is one KeyValue file being written: a level-0 file of a flush or
@@ -761,33 +773,12 @@ func (w *KeyValueWriter) fail(err error) error {
 // (MergeTreeWriter.flushWriteBuffer's rawConsumer for changelog-producer
 // input): the changelog Java's and lakecore's streaming readers emit.
 func (w *KeyValueWriter) writeChangelog(ctx context.Context, b *kvBucket) error {
-	var f *kvFile
-	var err error
+	files := w.rolling(b, w.changelogPrefix, 0, 0, &b.changelog)
 	for _, r := range b.buf {
-		if f == nil {
-			if f, err = w.openFile(ctx, b, w.changelogPrefix, 0, 0); err != nil {
-				return err
-			}
-		}
-		if err := f.write(w, r); err != nil {
-			_ = f.out.Abort()
+		if err := files.add(ctx, r); err != nil {
+			files.abort()
 			return err
 		}
-		if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
-			meta, err := w.closeFile(f)
-			f = nil
-			if err != nil {
-				return err
-			}
-			b.changelog = append(b.changelog, meta)
-		}
 	}
-	if f != nil {
-		meta, err := w.closeFile(f)
-		if err != nil {
-			return err
-		}
-		b.changelog = append(b.changelog, meta)
-	}
-	return nil
+	return files.close()
 }

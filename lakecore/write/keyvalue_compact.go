@@ -11,6 +11,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 )
 
@@ -177,12 +178,17 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 // keeping each record's sequence number and row kind; with dropDelete the
 // retracts are dropped (DropDeleteReader).
 func (w *KeyValueWriter) rewrite(ctx context.Context, b *kvBucket, candidate [][]mergetree.SortedRun, out int32, dropDelete bool, before, after *[]manifest.DataFileMeta) error {
-	var f *kvFile
+	files := w.rolling(b, w.o.FilePrefix, out, 1, after)
 	abort := func(err error) error {
-		if f != nil {
-			_ = f.out.Abort()
-		}
+		files.abort()
 		return err
+	}
+	if w.reader == nil {
+		r, err := read.NewTableRead(w.fio, w.tablePath, w.schema, nil)
+		if err != nil {
+			return err
+		}
+		w.reader = r
 	}
 	for _, section := range candidate {
 		readers := make([]mergetree.RecordReader, 0, len(section))
@@ -225,36 +231,14 @@ func (w *KeyValueWriter) rewrite(ctx context.Context, b *kvBucket, candidate [][
 			if dropDelete && rec.Kind.IsRetract() {
 				continue
 			}
-			if f == nil {
-				if f, err = w.openFile(ctx, b, w.o.FilePrefix, out, 1); err != nil {
-					_ = m.Close()
-					return err
-				}
-			}
-			if err := f.write(w, rec); err != nil {
+			if err := files.add(ctx, rec); err != nil {
 				_ = m.Close()
 				return abort(err)
-			}
-			if f.rows%rollCheckRows == 0 && f.w.EstimatedSize() >= w.o.TargetFileSize {
-				meta, err := w.closeFile(f)
-				f = nil
-				if err != nil {
-					_ = m.Close()
-					return err
-				}
-				*after = append(*after, meta)
 			}
 		}
 		if err := m.Close(); err != nil {
 			return abort(err)
 		}
 	}
-	if f != nil {
-		meta, err := w.closeFile(f)
-		if err != nil {
-			return err
-		}
-		*after = append(*after, meta)
-	}
-	return nil
+	return files.close()
 }

@@ -423,11 +423,17 @@ func (w *TableWriter) route(ctx context.Context, row []any) (*bucketWriter, erro
 // encodeKey serializes (partition) or encodes (bucket key) the key fields
 // of row, naming the field on failure.
 func (w *TableWriter) encodeKey(fields []types.DataField, idx []int, row []any, serialize bool) ([]byte, error) {
-	vals := w.keyVals[:len(fields)]
 	ts := w.partTypes
 	if !serialize {
 		ts = w.bucketTypes
 	}
+	return encodeFields(fields, idx, ts, row, w.keyVals[:len(fields)], serialize)
+}
+
+// encodeFields serializes (partition) or encodes (bucket key) the fields
+// idx of row as ts, using vals (len(fields)) as scratch. Only when that
+// fails is each field encoded alone, to name the one that does not fit.
+func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row []any, vals []any, serialize bool) ([]byte, error) {
 	for i, f := range fields {
 		vals[i] = row[idx[i]]
 		if vals[i] == nil && !f.Type.Nullable {

@@ -527,15 +527,7 @@ func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState,
 	if st.fixed {
 		c.seq.record(msgs)
 	}
-	req := &commitRequest{msgs: msgs}
-	for _, m := range msgs {
-		for _, f := range m.NewFiles {
-			req.rows += f.RowCount
-			req.bytes += f.FileSize
-			req.files++
-		}
-	}
-	return req, fio.created(), nil
+	return newCommitRequest(msgs), fio.created(), nil
 }
 
 // converter returns the converter of a message of row kind k.
@@ -587,14 +579,18 @@ func (o *paimonOutput) rowKinds(batch service.MessageBatch) ([]kv.RowKind, []err
 // give it: +I, -U, +U or -D; insert, read, create, update, update_after,
 // update_before or delete (any case); empty is +I.
 func ParseRowKind(s string) (kv.RowKind, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "+i", "insert", "read", "create", "c", "r":
+	s = strings.TrimSpace(s)
+	if k, err := kv.ParseRowKind(strings.ToUpper(s)); err == nil {
+		return k, nil
+	}
+	switch strings.ToLower(s) {
+	case "", "insert", "read", "create", "c", "r":
 		return kv.Insert, nil
-	case "+u", "update", "update_after", "u":
+	case "update", "update_after", "u":
 		return kv.UpdateAfter, nil
-	case "-u", "update_before":
+	case "update_before":
 		return kv.UpdateBefore, nil
-	case "-d", "delete", "d":
+	case "delete", "d":
 		return kv.Delete, nil
 	}
 	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete", s)
@@ -611,17 +607,15 @@ func (o *paimonOutput) writeKeyValue(ctx context.Context, c *connection, st *wri
 	fio := &recordingFileIO{FileIO: c.tbl.FileIO()}
 	c.seq.writeMu.Lock()
 	defer c.seq.writeMu.Unlock()
-	w, err := write.NewKeyValueWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), c.tbl.KeyValueRestorer())
+	// No file restorer: without compaction the writer needs no levels, and
+	// the sequence floor already knows the committed numbers (read once per
+	// snapshot, not once per batch).
+	w, err := write.NewKeyValueWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
 	}
 	w.DisableCompaction()
 	w.SetSequenceFloor(c.seq.keyValueRestorer())
-	discard := func() {
-		ctx := context.WithoutCancel(ctx)
-		_ = w.Abort(ctx)
-		deleteFiles(ctx, fio.FileIO, fio.created())
-	}
 	written := 0
 	for i, row := range rows {
 		if msgErrs[i] != nil || row == nil {
@@ -632,21 +626,27 @@ func (o *paimonOutput) writeKeyValue(ctx context.Context, c *connection, st *wri
 				fail(i, err)
 				continue
 			}
-			discard()
+			o.discard(ctx, w, fio)
 			return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
 		}
 		written++
 	}
 	if written == 0 {
-		discard()
+		o.discard(ctx, w, fio)
 		return nil, nil, nil
 	}
 	msgs, err := w.Prepare(ctx)
 	if err != nil {
-		discard()
+		o.discard(ctx, w, fio)
 		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
 	}
 	c.seq.record(msgs)
+	return newCommitRequest(msgs), fio.created(), nil
+}
+
+// newCommitRequest is the committer's request for msgs, with the rows,
+// files and bytes they add.
+func newCommitRequest(msgs []commit.Message) *commitRequest {
 	req := &commitRequest{msgs: msgs}
 	for _, m := range msgs {
 		for _, f := range m.NewFiles {
@@ -655,11 +655,11 @@ func (o *paimonOutput) writeKeyValue(ctx context.Context, c *connection, st *wri
 			req.files++
 		}
 	}
-	return req, fio.created(), nil
+	return req
 }
 
 // discard deletes what a failed batch wrote.
-func (o *paimonOutput) discard(ctx context.Context, w *write.TableWriter, fio *recordingFileIO) {
+func (o *paimonOutput) discard(ctx context.Context, w interface{ Abort(context.Context) error }, fio *recordingFileIO) {
 	ctx = context.WithoutCancel(ctx)
 	_ = w.Abort(ctx)
 	deleteFiles(ctx, fio.FileIO, fio.created())
