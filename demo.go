@@ -14,7 +14,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 	"github.com/urfave/cli/v2"
 
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	paimonout "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // demoConfig is the pipeline the demo runs; see the file for what it does.
@@ -49,7 +49,7 @@ func demoCommand() *cli.Command {
 
 func runDemo(ctx context.Context, warehouse string, duration time.Duration) error {
 	env := service.NewEnvironment()
-	if err := output.Register(env, output.WithProgressLog(demoProgressInterval)); err != nil {
+	if err := paimonout.Register(env, paimonout.WithProgressLog(demoProgressInterval)); err != nil {
 		return err
 	}
 	sb := env.NewStreamBuilder()

@@ -11,9 +11,9 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/plugin/command"              // the paimon commands
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"              // registers the paimon input
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"       // registers the paimon input
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/metrics/prometheus" // registers the prometheus metrics exporter
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"             // registers the paimon output
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"      // registers the paimon output
 )
 
 func main() {

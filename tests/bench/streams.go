@@ -11,8 +11,8 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"   // file output
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure" // generate, drop
 
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"  // paimon input
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output" // paimon output
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"  // paimon input
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon" // paimon output
 )
 
 // stream is a Benthos pipeline described in YAML, as a user would write it.

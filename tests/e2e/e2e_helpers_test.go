@@ -24,8 +24,8 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // TestMain removes the binary the tests run (binarytest.Path builds it on

@@ -17,14 +17,14 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	paimonout "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // faultyEnv returns an environment whose paimon output writes through f.
 func faultyEnv(t testing.TB, f storage.FileIO) *service.Environment {
 	t.Helper()
 	env := service.NewEnvironment()
-	err := output.Register(env, output.WithFileIO(func(context.Context, config.Table) (storage.FileIO, error) { return f, nil }))
+	err := paimonout.Register(env, paimonout.WithFileIO(func(context.Context, config.Table) (storage.FileIO, error) { return f, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}

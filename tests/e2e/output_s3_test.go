@@ -16,7 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	paimonout "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // s3Block is the output's s3 field for the test server.
@@ -58,7 +58,7 @@ func TestOutputS3WithFaults(t *testing.T) {
 		return faulty, nil
 	}
 	env := service.NewEnvironment()
-	if err := output.Register(env, output.WithFileIO(open)); err != nil {
+	if err := paimonout.Register(env, paimonout.WithFileIO(open)); err != nil {
 		t.Fatal(err)
 	}
 	sb := env.NewStreamBuilder()

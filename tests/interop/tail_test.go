@@ -19,7 +19,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	"github.com/benthos-paimon/benthos-paimon/plugin/input"
+	paimonin "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"
 )
 
 // TestTail: Go tails a table Java 1.x, Java 2.x or pypaimon creates empty
@@ -133,7 +133,7 @@ func tailOne(t *testing.T, writer string) {
 	var inMu sync.Mutex
 	var inMsgs []inMsg
 	senv := service.NewEnvironment()
-	if err := input.Register(senv); err != nil {
+	if err := paimonin.Register(senv); err != nil {
 		t.Fatal(err)
 	}
 	sb := senv.NewStreamBuilder()

@@ -18,8 +18,8 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 var longFlag = flag.Bool("long", false, "run the long mode of the reliability suite (also BP_RELIABILITY_LONG=1)")

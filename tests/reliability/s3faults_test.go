@@ -14,7 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
-	"github.com/benthos-paimon/benthos-paimon/plugin/output"
+	paimonout "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // TestS3Faults runs the paimon output (through service.NewStreamBuilder)
@@ -44,7 +44,7 @@ func TestS3Faults(t *testing.T) {
 	clientCfg.Endpoint = proxy.URL()
 	clientCfg.RequestTimeout = reqTimeout
 	env := service.NewEnvironment()
-	err = output.Register(env, output.WithFileIO(func(ctx context.Context, tb config.Table) (storage.FileIO, error) {
+	err = paimonout.Register(env, paimonout.WithFileIO(func(ctx context.Context, tb config.Table) (storage.FileIO, error) {
 		return storage.Open(ctx, tb.Warehouse, clientCfg)
 	}))
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input"
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/output"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
 
 // generateRows is a generate input of 3,000 rows (id, name, dt) in

@@ -1,0 +1,73 @@
+package paimon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// TestReadBatchMetadata reads two snapshots of a partitioned table and
+// checks every message: the row and all seven metadata values.
+func TestReadBatchMetadata(t *testing.T) {
+	tt := newTestTable(t, []string{"dt"}, nil)
+	tt.appendRows(row("2024-05-30", "eu", 1), row("2024-05-30", "us", 2))
+	tt.appendRows(row("2024-05-31", "eu", 3))
+	in := newInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\n"))
+	if err := in.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(context.Background())
+	msgs := readN(t, in, 3)
+	files := map[int64]string{}
+	for _, m := range msgs {
+		if f, ok := files[m.Snapshot]; ok && f != m.File {
+			t.Errorf("snapshot %d rows in files %s and %s, want one file", m.Snapshot, f, m.File)
+		}
+		files[m.Snapshot] = m.File
+	}
+	want := []got{
+		{`{"dt":"2024-05-30","id":1,"msg":"m1","region":"eu"}`, 1, "APPEND", "2024-05-30T10:00:01.000Z", "dt=2024-05-30", 0, files[1], 0},
+		{`{"dt":"2024-05-30","id":2,"msg":"m2","region":"us"}`, 1, "APPEND", "2024-05-30T10:00:01.000Z", "dt=2024-05-30", 0, files[1], 1},
+		{`{"dt":"2024-05-31","id":3,"msg":"m3","region":"eu"}`, 2, "APPEND", "2024-05-30T10:00:02.000Z", "dt=2024-05-31", 0, files[2], 0},
+	}
+	for i := range want {
+		if msgs[i] != want[i] {
+			t.Errorf("message %d:\n got  %+v\n want %+v", i, msgs[i], want[i])
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := in.ReadBatch(ctx); !errors.Is(err, service.ErrEndOfInput) {
+		t.Fatalf("bounded read after the last snapshot: %v, want ErrEndOfInput", err)
+	}
+}
+
+// TestBatchSize: batches hold at most batch_size rows and never span two
+// snapshots.
+func TestBatchSize(t *testing.T) {
+	tt := newTestTable(t, nil, nil)
+	var rows [][]any
+	for i := range int64(7) {
+		rows = append(rows, row("d", "eu", i))
+	}
+	tt.appendRows(rows...)
+	tt.appendRows(row("d", "eu", 7), row("d", "eu", 8))
+	in := newInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\nbatch_size: 3\n"))
+	if err := in.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(context.Background())
+	var sizes []string
+	eachBatch(t, in, func(b service.MessageBatch, ack service.AckFunc) {
+		snap, _ := b[0].MetaGetMut("paimon_snapshot_id")
+		sizes = append(sizes, fmt.Sprintf("%d:%d", snap, len(b)))
+		_ = ack(context.Background(), nil)
+	})
+	if fmt.Sprint(sizes) != "[1:3 1:3 1:1 2:2]" {
+		t.Errorf("batches (snapshot:rows) %v, want [1:3 1:3 1:1 2:2]", sizes)
+	}
+}

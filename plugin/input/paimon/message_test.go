@@ -1,0 +1,88 @@
+package paimon
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
+)
+
+// TestMessageBuilderMatchesRowconv: the input's fast message builder gives
+// exactly what rowconv.NewRowMessage gives (structured value and metadata,
+// Go types included) for rows of every type, special values and nulls.
+func TestMessageBuilderMatchesRowconv(t *testing.T) {
+	fields := types.MustParse("ROW<b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT, f FLOAT, d DOUBLE, dec DECIMAL(10, 2), " +
+		"s STRING, c CHAR(3), by BYTES, dt DATE, tm TIME(3), ts TIMESTAMP(6), ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, " +
+		"arr ARRAY<STRING>, m MAP<STRING, BIGINT>, r ROW<x BIGINT, y STRING>>").Fields
+	dec := types.Decimal{Unscaled: big.NewInt(-1230), Scale: 2}
+	ts := types.Timestamp{Millis: 1717070400123, NanoOfMilli: 456000}
+	rows := [][]any{
+		{true, int8(-1), int16(300), int32(-7), int64(math.MaxInt64), float32(0.1), 0.25, dec, "héllo", "ab ", []byte("x"),
+			types.Date(19873), types.Time(45296789), ts, ts, []any{"a", nil}, types.Map{Keys: []any{"k"}, Values: []any{int64(1)}}, []any{int64(2), "y"}},
+		{false, nil, nil, nil, int64(-1), float32(math.Inf(1)), math.NaN(), nil, "", nil, nil, nil, nil, nil, nil, nil, nil, nil},
+		{nil, nil, nil, nil, nil, nil, math.Inf(-1), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil},
+	}
+	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
+		Bucket: 3, File: "data-x-0.parquet"}
+	b := newMessageBuilder(fields)
+	mv := newMetaValues(meta)
+	for i, row := range rows {
+		meta.Row = int64(100 + i)
+		want, err := rowconv.NewRowMessage(fields, row, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.message(row, mv, meta.Row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, _ := want.AsStructured()
+		gs, _ := got.AsStructured()
+		if !reflect.DeepEqual(gs, ws) {
+			t.Errorf("row %d:\n got  %#v\n want %#v", i, gs, ws)
+		}
+		wm, gm := map[string]any{}, map[string]any{}
+		_ = want.MetaWalkMut(func(k string, v any) error { wm[k] = v; return nil })
+		_ = got.MetaWalkMut(func(k string, v any) error { gm[k] = v; return nil })
+		if !reflect.DeepEqual(gm, wm) {
+			t.Errorf("row %d metadata:\n got  %#v\n want %#v", i, gm, wm)
+		}
+	}
+	if _, err := b.message(rows[0][:3], mv, 0); err == nil {
+		t.Error("a short row was rendered")
+	}
+	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0); err == nil {
+		t.Error("a string in a BOOLEAN column was rendered")
+	}
+}
+
+// TestFormatTimestamp checks the fast timestamp text against
+// rowconv.FormatTimestamp on edge and random instants, every precision,
+// with and without Z; outside 0000-9999 it defers to rowconv.
+func TestFormatTimestamp(t *testing.T) {
+	ms := []int64{0, -1, 1, 86399999, -86400000, -86400001, 951782400000 /* 2000-02-29 */, 253402300799999, /* 9999-12-31T23:59:59.999 */
+		-62167219200000 /* 0000-01-01 */, -62167219200001, 253402300800000, 1717070400123, -2208988800000, math.MaxInt64 / 2, math.MinInt64 / 2}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		ms = append(ms, rng.Int64N(2*253402300800000)-253402300800000/2*3)
+	}
+	for _, m := range ms {
+		for _, nom := range []int32{0, 1, 999999, int32(rng.IntN(1000000))} {
+			ts := types.Timestamp{Millis: m, NanoOfMilli: nom}
+			for p := 0; p <= 9; p++ {
+				for _, z := range []bool{false, true} {
+					got, ok := formatTimestamp(ts, p, z)
+					want := rowconv.FormatTimestamp(ts, p, z)
+					inRange := m >= -62167219200000 && m < 253402300800000
+					if ok != inRange || ok && got != want {
+						t.Fatalf("%d ms + %d ns, p %d, zulu %v: %q (ok %v), rowconv %q", m, nom, p, z, got, ok, want)
+					}
+				}
+			}
+		}
+	}
+}

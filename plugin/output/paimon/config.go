@@ -1,0 +1,811 @@
+// Package output is the Benthos `paimon` batch output: it converts
+// structured messages into rows of an Apache Paimon append table (through
+// plugin/internal/rowconv), writes them as Parquet data files and commits
+// each group of batches as one snapshot, acknowledging the messages only
+// after the commit.
+//
+// config.go holds the component's config spec (ConfigSpec) and its parsing
+// into a plain Config (ParseConfig); output.go the BatchOutput, registered
+// in init() (and by Register into other environments); committer.go the
+// group committer and its failure handling; sequence.go the sequence
+// numbers of fixed-bucket tables; maintenance.go the background expiry and
+// compaction.
+package paimon
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
+)
+
+// Field names of the output's config.
+const (
+	fieldCreateTable     = "create_table"
+	fieldCTEnabled       = "enabled"
+	fieldCTSchema        = "schema"
+	fieldCTColName       = "name"
+	fieldCTColType       = "type"
+	fieldCTColComment    = "comment"
+	fieldCTPartitionKeys = "partition_keys"
+	fieldCTBucket        = "bucket"
+	fieldCTBucketKey     = "bucket_key"
+	fieldCTPrimaryKeys   = "primary_keys"
+	fieldRowKind         = "row_kind"
+	fieldCTOptions       = "options"
+	fieldCommitUser      = "commit_user"
+	fieldBatching        = "batching"
+	fieldUnknownFields   = "unknown_fields"
+	fieldSchemaEvolution = "schema_evolution"
+	fieldTimestampUnit   = "timestamp_unit"
+	fieldMaintenance     = "maintenance"
+	fieldMaintEnabled    = "enabled"
+	fieldMaintInterval   = "interval"
+	fieldTableMetrics    = "table_metrics"
+	fieldPartitionLimit  = "partition_metrics_limit"
+	fieldCompaction      = "compaction"
+	fieldCompactEnabled  = "enabled"
+)
+
+// DefaultMaintenanceInterval is the default of maintenance.interval.
+const DefaultMaintenanceInterval = time.Minute
+
+// DefaultPartitionMetricsLimit is the default of
+// maintenance.partition_metrics_limit.
+const DefaultPartitionMetricsLimit = 100
+
+// DefaultMaxInFlight is the default of max_in_flight: batches converted and
+// encoded concurrently while one committer gathers the finished ones.
+const DefaultMaxInFlight = 4
+
+// Config is the parsed configuration of the paimon output.
+type Config struct {
+	// Table locates the table (warehouse, database, table, S3 settings).
+	Table config.Table
+	// CreateTable describes the table to create when it does not exist, and
+	// the schema an existing table is checked against.
+	CreateTable CreateTable
+	// CommitUser is the commitUser of every snapshot this output writes;
+	// never empty (DefaultCommitUser when the field is left empty).
+	CommitUser string
+	// Batching is the Benthos batch policy the constructor returns.
+	Batching service.BatchPolicy
+	// MaxInFlight is how many batches may be converted and written at once.
+	MaxInFlight int
+	// Convert holds unknown_fields, schema_evolution and timestamp_unit.
+	Convert rowconv.ConvertOptions
+	// Maintenance holds maintenance and compaction.
+	Maintenance Maintenance
+	// RowKind is row_kind: the row kind of each message of a primary-key
+	// table; nil reads the operation metadata (RowKindOf).
+	RowKind *service.InterpolatedString
+}
+
+// Maintenance is the automatic table maintenance the output runs after its
+// commits, off the commit path.
+type Maintenance struct {
+	// Enabled runs snapshot expiry and partition expiry as the table's
+	// options ask (maintenance.enabled).
+	Enabled bool
+	// Interval is the least time between two runs (maintenance.interval).
+	Interval time.Duration
+	// Compaction also compacts small files (compaction.enabled).
+	Compaction bool
+	// TableMetrics publishes the files, bytes and rows of the latest
+	// snapshot, in total and per partition, after each run
+	// (maintenance.table_metrics).
+	TableMetrics bool
+	// PartitionMetricsLimit bounds the partitions with series of their own
+	// (maintenance.partition_metrics_limit); 0 publishes table totals only.
+	PartitionMetricsLimit int
+}
+
+// active reports whether the maintenance goroutine has work.
+func (m Maintenance) active() bool { return m.Enabled || m.Compaction || m.TableMetrics }
+
+// CreateTable is the create_table object.
+type CreateTable struct {
+	// Enabled creates the table at Connect if it does not exist.
+	Enabled bool
+	// Fields is the parsed schema, in order, with field ids assigned from 0
+	// (nested ROW fields depth-first, as Java's RowType builder numbers
+	// them); nil when no schema was given.
+	Fields []types.DataField
+	// PartitionKeys and BucketKey are column names; Bucket is -1
+	// (bucket-unaware) or a positive number of buckets.
+	PartitionKeys []string
+	Bucket        int
+	BucketKey     []string
+	// PrimaryKeys make a primary-key table: rows are upserted and deleted
+	// by these columns.
+	PrimaryKeys []string
+	// Options are the Paimon table options as given, passed through verbatim.
+	Options map[string]string
+}
+
+// TableOptions returns the options to write into schema-0: Options plus
+// "bucket" (always explicit), "bucket-key" when set, and
+// "file.format"="parquet" unless given (the only format this writer
+// produces; explicit so that readers with an older default agree).
+func (c CreateTable) TableOptions() map[string]string {
+	out := make(map[string]string, len(c.Options)+3)
+	for k, v := range c.Options {
+		out[k] = v
+	}
+	out["bucket"] = strconv.Itoa(c.Bucket)
+	if len(c.BucketKey) > 0 {
+		out["bucket-key"] = strings.Join(c.BucketKey, ",")
+	}
+	if _, ok := out["file.format"]; !ok {
+		out["file.format"] = "parquet"
+	}
+	return out
+}
+
+// DefaultCommitUser is the commit user of an output whose commit_user is
+// empty: "benthos-paimon-<database>.<table>", followed by "-<label>" when
+// the output has a label. It is stable across restarts of the same config;
+// see the commit_user field for why, and for the one rule it implies.
+func DefaultCommitUser(t config.Table, label string) string {
+	u := "benthos-paimon-" + t.Database + "." + t.Table
+	if label != "" {
+		u += "-" + label
+	}
+	return u
+}
+
+const outputDescription = `
+Each batch of messages becomes rows of a https://paimon.apache.org[Apache Paimon^] append table (a table without a
+primary key): the rows are written as Parquet data files into their partition and bucket directories, and the files of
+all batches that are ready are committed together as one snapshot (` + "`snapshot/snapshot-N`" + `), exactly as Java
+Paimon lays a table out, so that Flink, Spark, Trino, StarRocks, DuckDB or pypaimon read it, and the ` + "`paimon`" + `
+input tails it.
+
+== Delivery guarantees
+
+Messages are acknowledged only after the snapshot that holds their rows has been committed. A failed commit nacks every
+batch in it, so Benthos delivers them again (at-least-once): nothing acknowledged is ever missing from the table. A
+commit whose outcome is unknown (a time-out or a dropped connection while the snapshot file was being created) is
+resolved before it is retried by looking for a snapshot with this output's ` + "`commit_user`" + ` and the commit's
+identifier, as Paimon's own committer does, so a batch that did land is not written twice; if it did not land, the
+same files are committed again. Data files are deleted only when their commit definitely failed; those of a commit
+whose outcome stays unknown are kept (they may be part of a snapshot), and the orphan-file cleanup removes them if not.
+
+A message that cannot be converted to a row (a string where a number belongs, an integer out of range, a null in a
+` + "`NOT NULL`" + ` column, an unknown field with ` + "`unknown_fields: error`" + `, ...) fails alone: the rest of its
+batch is committed, and the failed message is nacked with an error that names the field, the value's type and the
+column's type, for example ` + "`field \"amount\": cannot convert string \"abc\" to DECIMAL(10, 2): not a decimal number`" + `.
+Since such a message fails again on every retry, route failures elsewhere with a ` + "`fallback`" + `,
+` + "`reject_errored`" + ` or ` + "`switch`" + ` output.
+
+== Messages to rows
+
+Each message must be a JSON object; its fields are matched to the table's columns by exact (case-sensitive) name, and
+a missing field is NULL. The conversions, per column type:
+
+- *Integers* (` + "`TINYINT`, `SMALLINT`, `INT`, `BIGINT`" + `): JSON numbers and numeric strings whose value is a whole
+  number in range (` + "`2.0` and `1e3`" + ` are whole, ` + "`2.5`" + ` is an error). Benthos keeps JSON numbers as text, so
+  large integers are exact; a floating-point number computed by a Bloblang mapping is accepted only up to 2^53.
+- *FLOAT, DOUBLE*: numbers and numeric strings, and the strings ` + "`\"NaN\"`, `\"Infinity\"`, `\"-Infinity\"`" + `.
+- *DECIMAL(p, s)*: numbers or numeric strings, converted from their decimal text with no binary rounding
+  (` + "`0.1`" + ` is exactly 0.1). More than ` + "`s`" + ` fraction digits or more than ` + "`p`" + ` digits is an error;
+  nothing is rounded.
+- *BOOLEAN*: ` + "`true`/`false`" + ` and the strings ` + "`\"true\"`/`\"false\"`" + `.
+- *STRING, VARCHAR(n), CHAR(n)*: strings (valid UTF-8, at most n characters); any other JSON value is stored as its
+  compact JSON text.
+- *BYTES, VARBINARY(n), BINARY(n)*: base64 strings or raw bytes (at most n bytes).
+- *DATE*: ` + "`\"YYYY-MM-DD\"`" + ` or a number of days since 1970-01-01.
+- *TIME(p)*: ` + "`\"HH:MM:SS[.fff]\"`" + ` or milliseconds of the day.
+- *TIMESTAMP(p)* and *TIMESTAMP(p) WITH LOCAL TIME ZONE*: RFC 3339 text with 0 to 9 fraction digits
+  (` + "`2024-05-30T12:00:00.123456Z`, `2024-05-30 14:00:00+02:00`" + `, or without an offset), or an epoch number in
+  ` + "`timestamp_unit`" + ` (milliseconds by default). Text with an offset is converted to UTC; text without an offset
+  is taken as UTC. A ` + "`TIMESTAMP`" + ` column therefore stores the UTC wall clock, a ` + "`TIMESTAMP_LTZ`" + ` column
+  the instant. Digits beyond the column's precision are truncated. Years 0000 to 9999.
+- *ARRAY*: arrays. *MAP*: objects (keys converted from their text), arrays of ` + "`[key, value]`" + ` pairs, or arrays of
+  ` + "`{\"key\": k, \"value\": v}`" + ` objects. *MULTISET*: arrays of elements, or the map forms with counts.
+  *ROW*: objects by field name (or arrays by position).
+
+The ` + "`paimon`" + ` input renders rows back in exactly these forms, so a ` + "`paimon`" + ` to ` + "`paimon`" + ` pipeline copies
+rows unchanged.
+
+== Tables, partitions and buckets
+
+With ` + "`create_table.enabled`" + ` the output creates the table at start-up if it does not exist, from
+` + "`create_table.schema`" + ` (types in Paimon's grammar, e.g. ` + "`BIGINT NOT NULL`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`, `ARRAY<STRING>`, `MAP<STRING, INT>`, `ROW<a INT, b STRING>`" + `). If the table exists, or the schema is given
+without ` + "`enabled`" + `, the configured columns are checked against the table's and a mismatch stops the output with an
+error that lists the differences.
+
+Rows are routed to partitions by ` + "`partition_keys`" + `: each distinct combination of values is a directory
+` + "`k1=v1/k2=v2`" + ` named as Java names it (null or blank values go to ` + "`__DEFAULT_PARTITION__`" + `). Derive a
+partition column such as ` + "`dt`" + ` from an event time with a mapping before the output. Within a partition,
+` + "`bucket: -1`" + ` (the default, bucket-unaware) writes all rows to ` + "`bucket-0`" + ` and lets any number of writers
+append concurrently; ` + "`bucket: N`" + ` with a ` + "`bucket_key`" + ` hashes each row's bucket key into one of N buckets
+with Paimon's own hash function, so that readers can prune buckets by key.
+
+== Schema evolution
+
+With ` + "`schema_evolution: true`" + `, a message field that is not a column adds a nullable column at the end of the
+schema, through a new ` + "`schema/schema-N`" + ` file with Paimon's field-id rules, and the message is written with it.
+The column's type is taken from the first non-null value seen: a string becomes ` + "`STRING`" + `, a whole JSON number
+` + "`BIGINT`" + `, any other number ` + "`DOUBLE`" + `, a boolean ` + "`BOOLEAN`" + `, and an object or array ` + "`STRING`" + `
+holding its JSON text. A field whose value is null adds nothing until a non-null value arrives. Writers racing to add
+the same column agree on one schema. Nested fields inside ROW columns follow ` + "`unknown_fields`" + ` instead.
+
+== Atomic commits on S3, and Java writers
+
+A snapshot is committed by creating ` + "`snapshot/snapshot-N`" + ` exclusively: on a local disk with
+` + "`renameat2(RENAME_NOREPLACE)`" + ` or ` + "`link(2)`" + `, on S3 with a conditional ` + "`PutObject`" + ` (` + "`If-None-Match: *`" + `),
+which AWS S3 and most S3-compatible stores support. No lock service or catalog is needed, and any number of
+` + "`paimon`" + ` outputs (each with its own ` + "`commit_user`" + `) can append to one table at once.
+
+Java Paimon does not commit that way on S3: its filesystem catalog relies on a rename, which S3 does not make atomic,
+plus an optional Hive or JDBC lock. On a local disk or HDFS, Go and Java writers can share a table. On S3, do not let
+Java writers commit into the same table at the same time unless both sides go through the same catalog lock; Java
+readers, and Java maintenance jobs that run while no Go writer is active, are always fine.
+` + "\n\n== Performance\n\n" + `Up to ` + "`max_in_flight`" + ` batches are converted and written as Parquet at the same
+time; one committer gathers every batch that is ready into a single snapshot (group commit), so small batches do not
+each cost a snapshot. Larger batches mean fewer, larger data files: tune ` + "`batching`" + ` (for example a period of
+a few seconds) rather than committing per message, and compact small files with the maintenance commands. Give
+` + "`batching`" + ` a ` + "`period`" + ` whenever it has a ` + "`count`" + `: an input that waits for its acknowledgements
+before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
+converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
+
+== Maintenance
+
+After its commits, in the background and at most once per ` + "`maintenance.interval`" + `, the output removes
+consumers not updated for ` + "`consumer.expiration-time`" + ` (when set), then expires old snapshots and (with
+` + "`partition.expiration-time`" + `) old partitions as the table's options ask, in the order Java Paimon's writers do;
+with ` + "`compaction.enabled`" + ` it also compacts small files. Partition expiry and compaction commit
+under the commit user ` + "`<commit_user>-maintenance`" + `. Failures are logged and retried after a later commit; they
+never fail a batch. Tables with ` + "`write-only: true`" + ` get only consumer expiry, as in Java; the rest is left to a
+dedicated job such as ` + "`benthos-paimon paimon compact`" + ` and ` + "`benthos-paimon paimon expire-snapshots`" + `,
+which Paimon advises for tables with heavy write traffic.
+
+== Metrics
+
+Besides Benthos' ` + "`output_*`" + ` metrics: ` + "`paimon_rows_written`" + `, ` + "`paimon_bytes_written`" + ` and
+` + "`paimon_files_written`" + ` count what committed snapshots added; ` + "`paimon_commits`" + ` the snapshots committed;
+` + "`paimon_commit_retries`" + ` the commit attempts that were retried (another writer took the snapshot id, storage
+failed, or the attempt raced snapshot expiry); ` + "`paimon_commit_failures`" + ` the commits that failed (their batches are delivered again);
+` + "`paimon_commit_latency_ns`" + ` (timer) the time of each commit; ` + "`paimon_last_snapshot_id`" + ` (gauge) the
+latest snapshot committed; ` + "`paimon_rows_rejected`" + ` the messages that could not become rows. With
+` + "`maintenance.table_metrics`" + ` (default on) the gauges ` + "`paimon_table_files`" + `, ` + "`paimon_table_bytes`" + `,
+` + "`paimon_table_rows`" + `, ` + "`paimon_table_partitions`" + ` and ` + "`paimon_table_partition_files_max`" + ` describe the latest
+snapshot, and ` + "`paimon_partition_files`" + ` and ` + "`paimon_partition_bytes`" + ` (label ` + "`partition`" + `) up to
+` + "`maintenance.partition_metrics_limit`" + ` of its partitions; they are updated after each maintenance run.
+` + "`paimon_snapshots_expired`" + `, ` + "`paimon_partitions_expired`" + `, ` + "`paimon_compactions`" + `,
+` + "`paimon_compaction_files_rewritten`" + `, ` + "`paimon_compaction_bytes_rewritten`" + ` and
+` + "`paimon_compaction_files_written`" + ` count what the automatic maintenance did, ` + "`paimon_maintenance_failures`" + ` its failures.`
+
+// ConfigSpec returns the complete config spec of the paimon output.
+func ConfigSpec() *service.ConfigSpec {
+	return service.NewConfigSpec().
+		Beta().
+		Categories("Services").
+		Version("0.1.0").
+		Summary("Appends messages as rows to an Apache Paimon table on a local disk or S3, committing one snapshot per group of batches and acknowledging messages only after the commit.").
+		Description(outputDescription).
+		Fields(config.TableFields()...).
+		Fields(
+			createTableField(),
+			service.NewInterpolatedStringField(fieldRowKind).
+				Description("The row kind of each message, for primary-key tables: `+I` (insert), `+U` (update), "+
+					"`-U` (the row before an update) or `-D` (delete), or the operation words `insert`, `read`, "+
+					"`update`, `update_after`, `update_before` and `delete`. Empty (the default) reads the `operation` "+
+					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
+					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
+					"inserts only: a message whose row kind is not an insert fails alone. Changes to a key are applied "+
+					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1), "+
+					"and a batch that fails and is delivered again lands after the batches written meanwhile, so a "+
+					"source that can replay should give a `sequence.field` (a position or timestamp column).").
+				Default("").
+				Example(`${! @operation }`).
+				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
+			service.NewStringField(fieldCommitUser).
+				Description("The `commitUser` recorded in every snapshot this output commits. Paimon identifies a commit by "+
+					"its user and a strictly increasing commit identifier, and resolves a commit with an unknown outcome by "+
+					"looking for that pair. Leave empty for a stable default derived from the table and the output's label: "+
+					"`benthos-paimon-<database>.<table>` followed by `-<label>` when the output is labelled. It is stable "+
+					"rather than generated per process so that a restarted pipeline continues as the same writer: its commit "+
+					"identifiers keep increasing past those of its earlier snapshots, as Paimon requires of one user, and its "+
+					"snapshots stay attributable to it. The one rule: every process writing to the same table at the same "+
+					"time must have its own commit user, because two live writers sharing one could take each other's "+
+					"commits for their own. When you run replicas of one config, make it unique per replica, for example "+
+					"`orders-writer-${HOSTNAME}`.").
+				Default("").
+				Examples("orders-writer", "orders-writer-${HOSTNAME}").
+				Advanced(),
+			service.NewBatchPolicyField(fieldBatching),
+			service.NewOutputMaxInFlightField().
+				Description("The maximum number of batches converted and written concurrently. Finished batches are "+
+					"committed together by a single committer, so raising this increases throughput without more snapshots. "+
+					"A primary-key table takes one batch at a time (the default becomes 1; another value above 1 is an error), "+
+					"so that the changes to a key are written in order.").
+				Default(DefaultMaxInFlight).
+				LintRule(`root = if this < 1 { [ "max_in_flight must be at least 1" ] }`),
+			service.NewStringAnnotatedEnumField(fieldUnknownFields, map[string]string{
+				string(rowconv.UnknownFieldsError):  "A message with a field that is not a column fails (alone) with an error naming the field.",
+				string(rowconv.UnknownFieldsIgnore): "Fields that are not columns are dropped silently.",
+			}).
+				Description("What to do with message fields that are not columns of the table (including fields inside ROW "+
+					"columns). With `schema_evolution: true`, unknown top-level fields add columns instead.").
+				Default(string(rowconv.UnknownFieldsError)),
+			service.NewBoolField(fieldSchemaEvolution).
+				Description("Add a nullable column for each unknown top-level message field, typed from its first non-null "+
+					"value (see Schema evolution above), instead of applying `unknown_fields`.").
+				Default(false),
+			service.NewStringAnnotatedEnumField(fieldTimestampUnit, map[string]string{
+				string(rowconv.UnitSeconds): "Seconds since the epoch (fractions allowed, e.g. `1717070400.123`).",
+				string(rowconv.UnitMillis):  "Milliseconds since the epoch.",
+				string(rowconv.UnitMicros):  "Microseconds since the epoch.",
+				string(rowconv.UnitNanos):   "Nanoseconds since the epoch.",
+			}).
+				Description("The unit of epoch numbers given for TIMESTAMP and TIMESTAMP_LTZ columns. RFC 3339 text is "+
+					"accepted whatever the unit. TIME columns always take milliseconds of the day and DATE columns days.").
+				Default(string(rowconv.UnitMillis)).
+				Advanced(),
+			service.NewObjectField(fieldMaintenance,
+				service.NewBoolField(fieldMaintEnabled).
+					Description("Remove consumers not updated for `consumer.expiration-time` (when set), then expire old "+
+						"snapshots (`snapshot.num-retained.min`, `snapshot.num-retained.max`, `snapshot.time-retained`, "+
+						"`snapshot.expire.limit`) and, when `partition.expiration-time` is set, old partitions (checked every "+
+						"`partition.expiration-check-interval`), as the table's options ask and as Java Paimon's writers do "+
+						"after their commits. Tables with `write-only: true` get only consumer expiry, as in Java; a dedicated "+
+						"job expires their snapshots and partitions.").
+					Default(true),
+				service.NewDurationField(fieldMaintInterval).
+					Description("The least time between two maintenance runs. A run is triggered by a commit and "+
+						"happens in the background, one at a time; it never delays or fails a batch.").
+					Default(DefaultMaintenanceInterval.String()),
+				service.NewBoolField(fieldTableMetrics).
+					Description("After each maintenance run, and once at start, read the latest snapshot's manifests and "+
+						"publish what the table holds: the gauges `paimon_table_files`, `paimon_table_bytes`, "+
+						"`paimon_table_rows`, `paimon_table_partitions`, `paimon_table_partition_files_max` and, per "+
+						"partition (label `partition`), `paimon_partition_files` and `paimon_partition_bytes`. Reading "+
+						"the manifests of a table of 100,000 live files takes under a second of CPU.").
+					Default(true),
+				service.NewIntField(fieldPartitionLimit).
+					Description("The most partitions with series of their own in `paimon_partition_files` and "+
+						"`paimon_partition_bytes`. A partition keeps its series while it exists and reads 0 once it is "+
+						"dropped or expired; free places go to the partitions with the most files. 0 publishes the "+
+						"table totals only.").
+					Default(DefaultPartitionMetricsLimit),
+			).
+				Description("Automatic table maintenance after commits, and the table metrics it publishes.").
+				Advanced(),
+			service.NewObjectField(fieldCompaction,
+				service.NewBoolField(fieldCompactEnabled).
+					Description("Compact small data files into larger ones in the background, after commits and at most "+
+						"once per `maintenance.interval`, with the table's `target-file-size` and `compaction.min.file-num`. "+
+						"Compaction rewrites data and adds COMPACT snapshots; Paimon advises a dedicated compaction job "+
+						"(and `write-only: true` on the writers) for tables with heavy write traffic, so it is off by "+
+						"default.").
+					Default(false),
+			).
+				Description("Background compaction of small files.").
+				Advanced(),
+		).
+		LintRule(outputLintRule).
+		Example("Events from HTTP, partitioned by day",
+			"Receives JSON events over HTTP, derives the partition `dt` from each event's time, and appends them to a "+
+				"table created on first use. Batches commit every 5 seconds or 10,000 events.",
+			`
+input:
+  http_server:
+    path: /events
+pipeline:
+  processors:
+    - mapping: |
+        root = this
+        root.dt = this.ts.ts_parse("2006-01-02T15:04:05Z07:00").ts_format("2006-01-02", "UTC")
+output:
+  paimon:
+    warehouse: /var/lib/paimon
+    table: events
+    create_table:
+      enabled: true
+      schema:
+        - { name: id, type: BIGINT NOT NULL }
+        - { name: ts, type: TIMESTAMP(3) WITH LOCAL TIME ZONE }
+        - { name: user, type: STRING }
+        - { name: amount, type: "DECIMAL(10, 2)" }
+        - { name: dt, type: STRING, comment: day of ts (UTC) }
+      partition_keys: [ dt ]
+      options:
+        partition.expiration-time: 30 d
+    batching:
+      count: 10000
+      period: 5s
+`).
+		Example("S3-compatible storage",
+			"Writes to a bucket of an S3-compatible server with static credentials taken from the environment.",
+			`
+output:
+  paimon:
+    warehouse: s3://lake/warehouse
+    database: sales
+    table: orders
+    commit_user: orders-writer-${HOSTNAME}
+    s3:
+      endpoint: http://minio:9000
+      region: us-east-1
+      force_path_style: true
+      credentials:
+        id: ${S3_ACCESS_KEY_ID}
+        secret: ${S3_SECRET_ACCESS_KEY}
+    batching:
+      period: 10s
+`).
+		Example("Fixed buckets and schema evolution",
+			"Hashes rows into 8 buckets by `user_id`, and adds a column for every new field that appears in the events.",
+			`
+output:
+  paimon:
+    warehouse: /var/lib/paimon
+    table: clicks
+    create_table:
+      enabled: true
+      schema:
+        - { name: user_id, type: BIGINT NOT NULL }
+        - { name: url, type: STRING }
+      bucket: 8
+      bucket_key: [ user_id ]
+    schema_evolution: true
+    batching:
+      period: 1s
+`)
+}
+
+func createTableField() *service.ConfigField {
+	return service.NewObjectField(fieldCreateTable,
+		service.NewBoolField(fieldCTEnabled).
+			Description("Create the table when it does not exist yet. Requires `schema`.").
+			Default(false),
+		service.NewObjectListField(fieldCTSchema,
+			service.NewStringField(fieldCTColName).
+				Description("The column name, matched exactly (case-sensitive) against message fields."),
+			service.NewStringField(fieldCTColType).
+				Description("The column type in Paimon's type grammar: `BOOLEAN`, `TINYINT`, `SMALLINT`, `INT`, `BIGINT`, "+
+					"`FLOAT`, `DOUBLE`, `DECIMAL(p, s)`, `CHAR(n)`, `VARCHAR(n)`, `STRING`, `BINARY(n)`, `VARBINARY(n)`, "+
+					"`BYTES`, `DATE`, `TIME(p)`, `TIMESTAMP(p)`, `TIMESTAMP(p) WITH LOCAL TIME ZONE` (or `TIMESTAMP_LTZ(p)`), "+
+					"`ARRAY<T>`, `MAP<K, V>`, `MULTISET<T>`, `ROW<name T, ...>`, each optionally followed by `NOT NULL`.").
+				Examples("BIGINT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP(3)", "ARRAY<STRING>", "MAP<STRING, INT>", "ROW<a INT, b STRING>"),
+			service.NewStringField(fieldCTColComment).
+				Description("An optional column comment, stored as the field's description.").
+				Default(""),
+		).
+			Description("The table's columns, in order. Used to create the table, and to check an existing table's schema "+
+				"when given without `enabled`.").
+			Default([]any{}),
+		service.NewStringListField(fieldCTPartitionKeys).
+			Description("Columns whose values partition the table into directories `k1=v1/k2=v2`. Each must be a column "+
+				"of `schema` with an atomic type (not ARRAY, MAP, MULTISET or ROW).").
+			Default([]any{}).
+			Example([]any{"dt"}).
+			Example([]any{"dt", "region"}),
+		service.NewIntField(fieldCTBucket).
+			Description("The number of buckets per partition: `-1` (the default) for a bucket-unaware table, whose rows all "+
+				"go to `bucket-0` and which any number of writers can append to; or a positive number N with "+
+				"`bucket_key`, which hashes each row's key into one of N buckets as Java Paimon does.").
+			Default(-1).
+			LintRule(`root = if this == 0 || this < -1 { [ "create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets" ] }`),
+		service.NewStringListField(fieldCTBucketKey).
+			Description("The columns whose values choose a row's bucket; required when `bucket` is positive and not "+
+				"allowed when it is -1. Must be atomic columns of `schema` that are not partition keys. For a "+
+				"primary-key table it defaults to the primary key minus the partition keys, and must be part of the "+
+				"primary key.").
+			Default([]any{}).
+			Example([]any{"user_id"}),
+		service.NewStringListField(fieldCTPrimaryKeys).
+			Description("Makes a primary-key table: messages upsert and delete rows by these columns (see `row_kind`), "+
+				"which become NOT NULL, and readers merge them by key as Paimon does (merge engine, sequence field and "+
+				"changelog producer in `options`: `merge-engine` deduplicate, partial-update or aggregation, "+
+				"`sequence.field`, `changelog-producer` none or input). It must contain every partition key, and needs a "+
+				"positive `bucket`.").
+			Default([]any{}).
+			Example([]any{"id"}).
+			Example([]any{"dt", "order_id"}),
+		service.NewStringMapField(fieldCTOptions).
+			Description("Paimon table options, written verbatim into the table's schema, e.g. `file.compression`, "+
+				"`file.compression.zstd-level`, `target-file-size`, `metadata.stats-mode`, `fields.<column>.stats-mode`, "+
+				"`snapshot.num-retained.min`, `snapshot.num-retained.max`, `snapshot.time-retained`, "+
+				"`partition.expiration-time`, `partition.timestamp-formatter`. Set `bucket` and `bucket-key` with the "+
+				"fields above, not here. Only `file.format: parquet` is supported (and written by default).").
+			Default(map[string]any{}).
+			Example(map[string]any{"file.compression": "zstd", "target-file-size": "128 mb", "snapshot.time-retained": "2 h"}).
+			Advanced(),
+	).
+		Description("How to create the table if it does not exist. Without `enabled`, the table must already exist " +
+			"(created by Java Paimon, by another pipeline or by `create_table` elsewhere).")
+}
+
+// outputLintRule reports wrong field combinations when a config is linted
+// (benthos-paimon lint); ParseConfig checks the same and more at start-up.
+const outputLintRule = `
+let ct = this.create_table.or({})
+let names = $ct.schema.or([]).map_each(f -> f.name.or(""))
+let pks = $ct.partition_keys.or([])
+let bks = $ct.bucket_key.or([])
+let prk = $ct.primary_keys.or([])
+let bucket = $ct.bucket.or(-1)
+let opts = $ct.options.or({})
+let okeys = $opts.keys()
+root = [
+  if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 { "create_table.schema is required when create_table.enabled is true" },
+  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
+  if $prk.length() > 0 && $bucket <= 0 { "create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet" },
+  if $prk.length() != $prk.unique().length() { "create_table.primary_keys has duplicates" },
+  if $bucket == -1 && $bks.length() > 0 { "create_table.bucket_key needs a positive create_table.bucket; with bucket -1 (bucket-unaware) there is nothing to hash into" },
+  if $names.length() != $names.unique().length() { "create_table.schema has duplicate column names" },
+  if $okeys.contains("bucket") || $okeys.contains("bucket-key") { "set create_table.bucket and create_table.bucket_key rather than the bucket and bucket-key options" },
+  if $okeys.contains("primary-key") { "set create_table.primary_keys rather than the primary-key option" },
+  if $okeys.contains("file.format") && $opts."file.format".string().lowercase() != "parquet" { "only file.format parquet is supported" },
+  if $okeys.contains("partition.expiration-time") && $pks.length() == 0 { "partition.expiration-time needs create_table.partition_keys" },
+  if $pks.length() != $pks.unique().length() { "create_table.partition_keys has duplicates" },
+  if $bks.length() != $bks.unique().length() { "create_table.bucket_key has duplicates" },
+].
+  merge(if $names.length() > 0 { $pks.filter(k -> !$names.contains(k)).map_each(k -> "create_table.partition_keys: %s is not a column of create_table.schema".format(k)) } else { [] }).
+  merge(if $names.length() > 0 { $bks.filter(k -> !$names.contains(k)).map_each(k -> "create_table.bucket_key: %s is not a column of create_table.schema".format(k)) } else { [] }).
+  merge($bks.filter(k -> $pks.contains(k)).map_each(k -> "create_table.bucket_key: %s is a partition key; bucket keys must not be partition keys".format(k))).
+  merge(if $prk.length() > 0 { $pks.filter(k -> !$prk.contains(k)).map_each(k -> "create_table.primary_keys must contain the partition key %s".format(k)) } else { [] }).
+  merge(if $prk.length() > 0 { $bks.filter(k -> !$prk.contains(k)).map_each(k -> "create_table.bucket_key: %s is not part of create_table.primary_keys".format(k)) } else { [] }).
+  merge(if $names.length() > 0 { $prk.filter(k -> !$names.contains(k)).map_each(k -> "create_table.primary_keys: %s is not a column of create_table.schema".format(k)) } else { [] })
+`
+
+// ParseConfig reads and validates the output's configuration. It checks
+// everything the lint rule checks and what the lint rule cannot: the column
+// types parse, partition and bucket keys are atomic columns, and
+// max_in_flight is positive. Errors name the field.
+func ParseConfig(conf *service.ParsedConfig) (Config, error) {
+	var c Config
+	var err error
+	if c.Table, err = config.ParseTable(conf); err != nil {
+		return c, err
+	}
+	if c.CreateTable, err = parseCreateTable(conf.Namespace(fieldCreateTable)); err != nil {
+		return c, err
+	}
+	if c.CommitUser, err = conf.FieldString(fieldCommitUser); err != nil {
+		return c, err
+	}
+	if c.CommitUser = strings.TrimSpace(c.CommitUser); c.CommitUser == "" {
+		label := ""
+		if res := conf.Resources(); res != nil {
+			label = res.Label()
+		}
+		c.CommitUser = DefaultCommitUser(c.Table, label)
+	}
+	if c.Batching, err = conf.FieldBatchPolicy(fieldBatching); err != nil {
+		return c, err
+	}
+	if c.MaxInFlight, err = conf.FieldMaxInFlight(); err != nil {
+		return c, err
+	}
+	if c.MaxInFlight < 1 {
+		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
+	}
+	if len(c.CreateTable.PrimaryKeys) > 0 {
+		// Batches in flight at once are numbered in no fixed order, so a later
+		// change of a key could lose to an earlier one.
+		// The default counts as unset (a parsed config cannot tell them apart).
+		if c.MaxInFlight > 1 && c.MaxInFlight != DefaultMaxInFlight {
+			return c, fmt.Errorf("max_in_flight is %d: a primary-key table (create_table.primary_keys) needs max_in_flight 1, so that the changes to a key are written in order", c.MaxInFlight)
+		}
+		c.MaxInFlight = 1
+	}
+	var s string
+	if s, err = conf.FieldString(fieldUnknownFields); err != nil {
+		return c, err
+	}
+	c.Convert.UnknownFields = rowconv.UnknownFields(s)
+	if c.Convert.SchemaEvolution, err = conf.FieldBool(fieldSchemaEvolution); err != nil {
+		return c, err
+	}
+	if s, err = conf.FieldString(fieldTimestampUnit); err != nil {
+		return c, err
+	}
+	c.Convert.TimestampUnit = rowconv.TimeUnit(s)
+	if s, err = conf.FieldString(fieldRowKind); err != nil {
+		return c, err
+	}
+	if strings.TrimSpace(s) != "" {
+		if c.RowKind, err = conf.FieldInterpolatedString(fieldRowKind); err != nil {
+			return c, err
+		}
+	}
+	if c.Maintenance.Enabled, err = conf.FieldBool(fieldMaintenance, fieldMaintEnabled); err != nil {
+		return c, err
+	}
+	if c.Maintenance.Interval, err = conf.FieldDuration(fieldMaintenance, fieldMaintInterval); err != nil {
+		return c, err
+	}
+	if c.Maintenance.Interval < 0 {
+		return c, fmt.Errorf("maintenance.interval must not be negative, not %v", c.Maintenance.Interval)
+	}
+	if c.Maintenance.Compaction, err = conf.FieldBool(fieldCompaction, fieldCompactEnabled); err != nil {
+		return c, err
+	}
+	if c.Maintenance.TableMetrics, err = conf.FieldBool(fieldMaintenance, fieldTableMetrics); err != nil {
+		return c, err
+	}
+	if c.Maintenance.PartitionMetricsLimit, err = conf.FieldInt(fieldMaintenance, fieldPartitionLimit); err != nil {
+		return c, err
+	}
+	if c.Maintenance.PartitionMetricsLimit < 0 {
+		return c, fmt.Errorf("maintenance.partition_metrics_limit must not be negative, not %d", c.Maintenance.PartitionMetricsLimit)
+	}
+	if _, err := rowconv.NewConverter(nil, c.Convert); err != nil {
+		return c, errors.New(strings.TrimPrefix(err.Error(), "new converter: "))
+	}
+	return c, nil
+}
+
+func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
+	var ct CreateTable
+	var err error
+	if ct.Enabled, err = conf.FieldBool(fieldCTEnabled); err != nil {
+		return ct, err
+	}
+	cols, err := conf.FieldObjectList(fieldCTSchema)
+	if err != nil {
+		return ct, err
+	}
+	for i, col := range cols {
+		name, err := col.FieldString(fieldCTColName)
+		if err != nil {
+			return ct, err
+		}
+		typ, err := col.FieldString(fieldCTColType)
+		if err != nil {
+			return ct, err
+		}
+		comment, err := col.FieldString(fieldCTColComment)
+		if err != nil {
+			return ct, err
+		}
+		if name == "" {
+			return ct, fmt.Errorf("create_table.schema[%d]: name must not be empty", i)
+		}
+		if types.FieldByName(ct.Fields, name) >= 0 {
+			return ct, fmt.Errorf("create_table.schema[%d]: duplicate column %q", i, name)
+		}
+		dt, err := types.Parse(typ)
+		if err != nil {
+			return ct, fmt.Errorf("create_table.schema[%d] (%s): %w", i, name, err)
+		}
+		f := types.DataField{Name: name, Type: dt}
+		if comment != "" {
+			f.Description = &comment
+		}
+		ct.Fields = append(ct.Fields, f)
+	}
+	types.AssignFieldIDs(ct.Fields, 0)
+	if ct.PartitionKeys, err = conf.FieldStringList(fieldCTPartitionKeys); err != nil {
+		return ct, err
+	}
+	if ct.Bucket, err = conf.FieldInt(fieldCTBucket); err != nil {
+		return ct, err
+	}
+	if ct.BucketKey, err = conf.FieldStringList(fieldCTBucketKey); err != nil {
+		return ct, err
+	}
+	if ct.PrimaryKeys, err = conf.FieldStringList(fieldCTPrimaryKeys); err != nil {
+		return ct, err
+	}
+	for i, f := range ct.Fields {
+		if slices.Contains(ct.PrimaryKeys, f.Name) {
+			ct.Fields[i].Type = f.Type.NotNull() // as Paimon's Schema builder makes them
+		}
+	}
+	if ct.Options, err = conf.FieldStringMap(fieldCTOptions); err != nil {
+		return ct, err
+	}
+	return ct, ct.Validate()
+}
+
+// Validate checks the create_table settings as Paimon's SchemaValidation
+// does for an append table (apache/paimon:
+// paimon-core/src/main/java/org/apache/paimon/schema/SchemaValidation.java),
+// plus the limits of this writer (Parquet only, no primary keys).
+func (ct CreateTable) Validate() error {
+	if ct.Enabled && len(ct.Fields) == 0 {
+		return errors.New("create_table.schema is required when create_table.enabled is true")
+	}
+	if ct.Bucket == 0 || ct.Bucket < -1 {
+		return fmt.Errorf("create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets, not %d", ct.Bucket)
+	}
+	if ct.Bucket > 0 && len(ct.BucketKey) == 0 && len(ct.PrimaryKeys) == 0 {
+		return errors.New("create_table.bucket_key is required when create_table.bucket is positive")
+	}
+	if len(ct.PrimaryKeys) > 0 {
+		if ct.Bucket <= 0 {
+			return errors.New("create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet")
+		}
+		if err := checkKeys("primary_keys", ct.PrimaryKeys, ct.Fields); err != nil {
+			return err
+		}
+		for _, k := range ct.PartitionKeys {
+			if !slices.Contains(ct.PrimaryKeys, k) {
+				return fmt.Errorf("create_table.primary_keys %v must contain the partition key %q: a key whose partition changes would be two rows", ct.PrimaryKeys, k)
+			}
+		}
+		for _, k := range ct.BucketKey {
+			if !slices.Contains(ct.PrimaryKeys, k) {
+				return fmt.Errorf("create_table.bucket_key: %q is not part of create_table.primary_keys %v", k, ct.PrimaryKeys)
+			}
+		}
+		if len(ct.PrimaryKeys) == len(ct.PartitionKeys) {
+			return fmt.Errorf("create_table.primary_keys %v must have a column that is not a partition key", ct.PrimaryKeys)
+		}
+	}
+	if ct.Bucket == -1 && len(ct.BucketKey) > 0 {
+		return errors.New("create_table.bucket_key needs a positive create_table.bucket (Paimon: cannot define 'bucket-key' in unaware bucket mode)")
+	}
+	for _, k := range []string{"bucket", "bucket-key"} {
+		if _, ok := ct.Options[k]; ok {
+			return fmt.Errorf("create_table.options: set %q with create_table.%s instead", k, strings.ReplaceAll(k, "-", "_"))
+		}
+	}
+	if _, ok := ct.Options["primary-key"]; ok {
+		return errors.New("create_table.options: set create_table.primary_keys instead of the primary-key option")
+	}
+	if f, ok := ct.Options["file.format"]; ok && !strings.EqualFold(f, "parquet") {
+		return fmt.Errorf("create_table.options: file.format %q is not supported; only parquet is", f)
+	}
+	if _, ok := ct.Options["partition.expiration-time"]; ok && len(ct.PartitionKeys) == 0 {
+		return errors.New("create_table.options: partition.expiration-time needs create_table.partition_keys")
+	}
+	if err := checkKeys("partition_keys", ct.PartitionKeys, ct.Fields); err != nil {
+		return err
+	}
+	if err := checkKeys("bucket_key", ct.BucketKey, ct.Fields); err != nil {
+		return err
+	}
+	for _, k := range ct.BucketKey {
+		if slices.Contains(ct.PartitionKeys, k) {
+			return fmt.Errorf("create_table.bucket_key: %q is a partition key; bucket keys must not be partition keys", k)
+		}
+	}
+	return nil
+}
+
+// checkKeys checks that keys are distinct atomic columns of fields (when a
+// schema is given; without one they are checked against the table later).
+func checkKeys(name string, keys []string, fields []types.DataField) error {
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			return fmt.Errorf("create_table.%s: %q is listed twice", name, k)
+		}
+		seen[k] = true
+		if len(fields) == 0 {
+			continue
+		}
+		i := types.FieldByName(fields, k)
+		if i < 0 {
+			return fmt.Errorf("create_table.%s: %q is not a column of create_table.schema (columns: %s)", name, k, columnNames(fields))
+		}
+		if fields[i].Type.IsNested() {
+			return fmt.Errorf("create_table.%s: column %q has type %s; keys must have atomic types", name, k, fields[i].Type)
+		}
+	}
+	return nil
+}
+
+func columnNames(fields []types.DataField) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
