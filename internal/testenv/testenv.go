@@ -30,6 +30,9 @@ const (
 	RequireInterop = "REQUIRE_INTEROP"
 	// RequireS3: an S3 server (lakecore/storage/s3test).
 	RequireS3 = "REQUIRE_S3"
+	// RequirePostgres: Debian's postgresql-15 server binaries
+	// (/usr/lib/postgresql/15/bin, internal/pgtest).
+	RequirePostgres = "REQUIRE_POSTGRES"
 )
 
 // Required reports whether the environment requires the thing of the
