@@ -12,6 +12,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/plugin/command"              // the paimon commands
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"       // registers the paimon input
+	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"        // registers the pg_cdc input
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/metrics/prometheus" // registers the prometheus metrics exporter
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"      // registers the paimon output
 )

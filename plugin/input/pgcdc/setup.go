@@ -1,0 +1,303 @@
+package pgcdc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// startupParams are set on every connection (startup packet options), so
+// that the walsender's and the snapshot readers' output functions print
+// values in one form whatever the server's or role's defaults (§5.2), and
+// so that no timeout kills an exported snapshot or a long chunk (§5.4).
+var startupParams = map[string]string{
+	"TimeZone":                            "UTC",
+	"DateStyle":                           "ISO",
+	"IntervalStyle":                       "iso_8601",
+	"extra_float_digits":                  "3",
+	"bytea_output":                        "hex",
+	"lc_monetary":                         "C",
+	"idle_in_transaction_session_timeout": "0",
+	"statement_timeout":                   "0",
+	"lock_timeout":                        "0",
+}
+
+// errConfig marks errors no retry fixes (Connect keeps retrying them with
+// backoff, but they say what to change).
+var errConfig = errors.New("pg_cdc")
+
+func queryConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
+	}
+	for k, v := range startupParams {
+		cfg.RuntimeParams[k] = v
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return conn, nil
+}
+
+func replicationConn(ctx context.Context, dsn string) (*pgconn.PgConn, error) {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
+	}
+	for k, v := range startupParams {
+		cfg.RuntimeParams[k] = v
+	}
+	cfg.RuntimeParams["replication"] = "database"
+	conn, err := pgconn.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect for replication (the user needs the REPLICATION attribute and a pg_hba line for the database, not `replication`): %w", err)
+	}
+	return conn, nil
+}
+
+// slotState is a row of pg_replication_slots.
+type slotState struct {
+	exists         bool
+	plugin, db     string
+	walStatus      string
+	active         bool
+	confirmedFlush pglogrepl.LSN
+}
+
+func readSlot(ctx context.Context, conn *pgx.Conn, name string) (slotState, error) {
+	var s slotState
+	var plugin, db, walStatus, flush *string
+	err := conn.QueryRow(ctx, `SELECT plugin, database, wal_status, active, confirmed_flush_lsn::text
+		FROM pg_replication_slots WHERE slot_name = $1`, name).Scan(&plugin, &db, &walStatus, &s.active, &flush)
+	if err == pgx.ErrNoRows {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read slot %s: %w", name, err)
+	}
+	s.exists = true
+	s.plugin, s.db, s.walStatus = deref(plugin), deref(db), deref(walStatus)
+	if flush != nil {
+		if s.confirmedFlush, err = pglogrepl.ParseLSN(*flush); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// markerName is the physical slot that marks "snapshot not finished" for
+// slot: created before the logical slot, dropped once every snapshot row is
+// acknowledged. A physical slot created without reserving WAL retains
+// nothing and survives crashes, so it is a free, server-side flag
+// (docs/POSTGRES_CDC.md "A snapshot cut short").
+func markerName(slot string) string {
+	if len(slot) > 54 {
+		slot = slot[:54]
+	}
+	return slot + "_snapshot"
+}
+
+// resolveTables expands schema into its tables and reads each table's
+// definition, refusing tables whose changes cannot be captured.
+func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, error) {
+	c := in.conf
+	names := c.Tables
+	if len(names) == 0 {
+		rows, err := conn.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+			WHERE s.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname`, c.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("tables of schema %s: %w", c.Schema, err)
+		}
+		tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return nil, fmt.Errorf("tables of schema %s: %w", c.Schema, err)
+		}
+		if len(tables) == 0 {
+			return nil, fmt.Errorf("%w: schema %s has no tables", errConfig, c.Schema)
+		}
+		for _, t := range tables {
+			names = append(names, TableName{Schema: c.Schema, Name: t})
+		}
+	}
+	var out []*table
+	for _, n := range names {
+		t, err := catalogTable(ctx, conn, n, c.DecimalFallback)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errConfig, err)
+		}
+		switch {
+		case t.identity == "nothing":
+			return nil, fmt.Errorf("%w: table %s has REPLICA IDENTITY NOTHING: Postgres cannot log its updates and deletes for replication "+
+				"(they fail on the source once it is published). Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", errConfig, n, n.quoted())
+		case len(t.pk) == 0:
+			return nil, fmt.Errorf("%w: table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
+				errConfig, n, n.quoted())
+		case t.identity == "full":
+			in.log.Infof("pg_cdc: table %s: REPLICA IDENTITY FULL: updates and deletes carry the whole old row, unchanged TOAST values are filled from it", n)
+		default:
+			in.log.Infof("pg_cdc: table %s: REPLICA IDENTITY %s: deletes carry the key only; an update leaving a TOASTed value unchanged does not carry it (toast: %s). "+
+				"ALTER TABLE %s REPLICA IDENTITY FULL avoids that", n, strings.ToUpper(t.identity), in.conf.Toast, n.quoted())
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// checkServer checks the server settings the input needs and warns about
+// risky ones.
+func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) error {
+	var walLevel, keep string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('wal_level'), current_setting('max_slot_wal_keep_size')").Scan(&walLevel, &keep); err != nil {
+		return fmt.Errorf("read server settings: %w", err)
+	}
+	if walLevel != "logical" && in.conf.Snapshot != SnapshotInitialOnly {
+		return fmt.Errorf("%w: wal_level is %s, logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart Postgres)", errConfig, walLevel)
+	}
+	if keep == "-1" && in.conf.Snapshot != SnapshotInitialOnly && !in.conf.TemporarySlot {
+		in.log.Warnf("pg_cdc: max_slot_wal_keep_size = -1: slot %s retains WAL without limit while this pipeline is stopped or behind; "+
+			"set a cap (ALTER SYSTEM SET max_slot_wal_keep_size = '50GB') and monitor the slot's lag", in.conf.SlotName)
+	}
+	return nil
+}
+
+// ensurePublication checks that the publication exists and covers every
+// table, creating it when allowed; otherwise the error prints the SQL.
+func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables []*table) error {
+	pub := in.conf.Publication
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)", pub).Scan(&exists); err != nil {
+		return fmt.Errorf("look up publication %s: %w", pub, err)
+	}
+	if !exists {
+		var list []string
+		for _, t := range tables {
+			list = append(list, t.name.quoted())
+		}
+		sql := fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s", quoteIdent(pub), strings.Join(list, ", "))
+		if !in.conf.CreatePublication {
+			return fmt.Errorf("%w: publication %s does not exist and create_publication is false; run as the tables' owner: %s", errConfig, pub, sql)
+		}
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("%w: publication %s does not exist and creating it failed (%v); run as the tables' owner: %s", errConfig, pub, err, sql)
+		}
+		in.log.Infof("pg_cdc: created publication: %s", sql)
+		return nil
+	}
+	for _, t := range tables {
+		var in bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication_tables WHERE pubname = $1 AND schemaname = $2 AND tablename = $3)",
+			pub, t.name.Schema, t.name.Name).Scan(&in); err != nil {
+			return fmt.Errorf("look up publication %s: %w", pub, err)
+		}
+		if !in {
+			return fmt.Errorf("%w: publication %s does not include table %s; run as its owner: ALTER PUBLICATION %s ADD TABLE %s",
+				errConfig, pub, t.name, quoteIdent(pub), t.name.quoted())
+		}
+	}
+	return nil
+}
+
+// slotPlan is what Connect found or made of the slot.
+type slotPlan struct {
+	// snapshot: rows must be read; snapshotName is the exported snapshot
+	// of a slot created now ("" for a fresh snapshot, recipe B).
+	snapshot     bool
+	snapshotName string
+	snapshotLSN  pglogrepl.LSN
+	start        pglogrepl.LSN // confirmed_flush_lsn
+}
+
+// ensureSlot finds or creates the slot on repl (the replication connection
+// that will stream; a temporary slot lives only as long as it).
+func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.PgConn) (slotPlan, error) {
+	c := in.conf
+	var p slotPlan
+	st, err := readSlot(ctx, conn, c.SlotName)
+	if err != nil {
+		return p, err
+	}
+	marker := markerName(c.SlotName)
+	var db string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		return p, err
+	}
+	if st.exists {
+		switch {
+		case c.TemporarySlot:
+			return p, fmt.Errorf("%w: temporary_slot is set but a slot named %s already exists", errConfig, c.SlotName)
+		case st.plugin != "pgoutput" || st.db != db:
+			return p, fmt.Errorf("%w: slot %s exists for plugin %q in database %q, not pgoutput in %q", errConfig, c.SlotName, st.plugin, st.db, db)
+		case st.walStatus == "lost":
+			return p, fmt.Errorf("%w: slot %s was invalidated (wal_status lost: it exceeded max_slot_wal_keep_size) and cannot be repaired; "+
+				"drop it (SELECT pg_drop_replication_slot('%s')) and restart to take a new snapshot", errConfig, c.SlotName, c.SlotName)
+		case st.active:
+			return p, fmt.Errorf("slot %s is in use by another connection (a second pipeline on the same slot?)", c.SlotName)
+		}
+		p.start = st.confirmedFlush
+		m, err := readSlot(ctx, conn, marker)
+		if err != nil {
+			return p, err
+		}
+		if m.exists && c.Snapshot == SnapshotInitial {
+			// The snapshot of an earlier run did not finish (its exported
+			// snapshot died with it): read the tables again on a fresh
+			// snapshot and stream from the slot's consistent point; keyed
+			// upserts converge (§7.2, recipe B).
+			in.log.Warnf("pg_cdc: slot %s exists but its snapshot did not finish (marker slot %s): taking the snapshot again, then streaming from %s", c.SlotName, marker, p.start)
+			p.snapshot = true
+		}
+		return p, nil
+	}
+	if !c.CreateSlot {
+		return p, fmt.Errorf("%w: slot %s does not exist and create_slot is false; create it with: SELECT pg_create_logical_replication_slot('%s', 'pgoutput')",
+			errConfig, c.SlotName, c.SlotName)
+	}
+	p.snapshot = c.Snapshot == SnapshotInitial
+	if p.snapshot && !c.TemporarySlot {
+		m, err := readSlot(ctx, conn, marker)
+		if err != nil {
+			return p, err
+		}
+		if !m.exists {
+			if _, err := conn.Exec(ctx, "SELECT pg_create_physical_replication_slot($1)", marker); err != nil {
+				return p, fmt.Errorf("create snapshot marker slot %s: %w", marker, err)
+			}
+		}
+	}
+	action := "NOEXPORT_SNAPSHOT"
+	if p.snapshot {
+		action = "EXPORT_SNAPSHOT"
+	}
+	res, err := pglogrepl.CreateReplicationSlot(ctx, repl, c.SlotName, "pgoutput", pglogrepl.CreateReplicationSlotOptions{
+		Temporary: c.TemporarySlot, SnapshotAction: action, Mode: pglogrepl.LogicalReplication,
+	})
+	if err != nil {
+		return p, fmt.Errorf("create slot %s (CREATE_REPLICATION_SLOT %s LOGICAL pgoutput %s): %w", c.SlotName, c.SlotName, action, err)
+	}
+	if p.start, err = pglogrepl.ParseLSN(res.ConsistentPoint); err != nil {
+		return p, fmt.Errorf("slot %s consistent point %q: %w", c.SlotName, res.ConsistentPoint, err)
+	}
+	p.snapshotName, p.snapshotLSN = res.SnapshotName, p.start
+	in.log.Infof("pg_cdc: created slot %s at %s", c.SlotName, p.start)
+	return p, nil
+}
+
+// dropMarker records that the snapshot is complete.
+func dropMarker(ctx context.Context, conn *pgx.Conn, slot string) error {
+	_, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", markerName(slot))
+	return err
+}

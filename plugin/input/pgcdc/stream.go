@@ -1,0 +1,518 @@
+package pgcdc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/redpanda-data/benthos/v4/public/service"
+)
+
+// heartbeatPrefix is the logical message prefix of the input's heartbeats.
+const heartbeatPrefix = "benthos_pg_cdc"
+
+// streamState is the decoder's state while streaming: the relations seen,
+// the transaction being assembled.
+type streamState struct {
+	s         *session
+	relations map[uint32]*table // by relation id; nil value: not captured
+	txn       *openTxn
+	serverEnd pglogrepl.LSN // last keepalive's WAL end, for the lag metric
+	nextStat  time.Time
+}
+
+// openTxn is the transaction between Begin and Commit.
+type openTxn struct {
+	xid      uint32
+	final    pglogrepl.LSN // commit LSN (start of the commit record), from Begin
+	commitMs int64
+	entry    *txnEntry
+	msgs     service.MessageBatch
+	seq      int64
+	split    bool // part of it was emitted before its commit
+}
+
+// stream starts replication at 0/0 (the server resumes at the slot's
+// confirmed_flush_lsn; starting from a stored LSN could skip transactions,
+// §5.3) and decodes until ctx ends or the stream fails.
+func (s *session) stream(ctx context.Context) error {
+	c := s.in.conf
+	args := []string{"proto_version '1'", "publication_names " + quoteLiteral(c.Publication), "messages 'true'"}
+	if err := pglogrepl.StartReplication(ctx, s.repl, c.SlotName, 0, pglogrepl.StartReplicationOptions{PluginArgs: args}); err != nil {
+		return fmt.Errorf("pg_cdc: START_REPLICATION SLOT %s (publication %s): %w", c.SlotName, c.Publication, err)
+	}
+	st := &streamState{s: s, relations: map[uint32]*table{}}
+	if c.HeartbeatInterval > 0 {
+		hctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go s.heartbeat(hctx, c.HeartbeatInterval)
+	}
+	defer func() {
+		// A last status update confirms what was acknowledged up to here.
+		_ = st.sendStatus()
+	}()
+	for {
+		if time.Now().After(st.nextStat) {
+			if err := st.sendStatus(); err != nil {
+				return err
+			}
+		}
+		rctx, cancel := context.WithDeadline(ctx, st.nextStat)
+		raw, err := s.repl.ReceiveMessage(rctx)
+		cancel()
+		if err != nil {
+			if pgconn.Timeout(err) && ctx.Err() == nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("pg_cdc: replication stream: %w", err)
+		}
+		switch msg := raw.(type) {
+		case *pgproto3.ErrorResponse:
+			return fmt.Errorf("pg_cdc: replication stream: %w", pgconn.ErrorResponseToPgError(msg))
+		case *pgproto3.CopyData:
+			if len(msg.Data) == 0 {
+				continue
+			}
+			switch msg.Data[0] {
+			case pglogrepl.PrimaryKeepaliveMessageByteID:
+				k, err := pglogrepl.ParsePrimaryKeepaliveMessage(msg.Data[1:])
+				if err != nil {
+					return fmt.Errorf("pg_cdc: keepalive: %w", err)
+				}
+				st.serverEnd = max(st.serverEnd, k.ServerWALEnd)
+				if st.txn == nil {
+					s.tracker.AdvanceIdle(k.ServerWALEnd)
+				}
+				if k.ReplyRequested {
+					if err := st.sendStatus(); err != nil {
+						return err
+					}
+				}
+			case pglogrepl.XLogDataByteID:
+				x, err := pglogrepl.ParseXLogData(msg.Data[1:])
+				if err != nil {
+					return fmt.Errorf("pg_cdc: XLogData: %w", err)
+				}
+				if err := st.handle(ctx, x.WALData); err != nil {
+					return err
+				}
+			}
+		case *pgproto3.CopyDone:
+			return errors.New("pg_cdc: the server ended the replication stream")
+		}
+	}
+}
+
+// sendStatus confirms the tracker's position as written, flushed and
+// applied: never a position whose transactions are not all acknowledged
+// (pglogrepl copies a zero flush position from the write position, so all
+// three are set, §1.6).
+func (st *streamState) sendStatus() error {
+	s := st.s
+	pos := s.tracker.Position()
+	st.nextStat = time.Now().Add(s.in.conf.StatusInterval)
+	s.in.m.confirmed.Set(int64(pos))
+	s.in.m.inFlight.Set(int64(s.tracker.InFlight()))
+	if st.serverEnd > pos {
+		s.in.m.lag.Set(int64(st.serverEnd - pos))
+	} else {
+		s.in.m.lag.Set(0)
+	}
+	if pos == 0 {
+		return nil
+	}
+	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), s.repl, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos,
+	})
+	if err != nil {
+		return fmt.Errorf("pg_cdc: standby status update: %w", err)
+	}
+	return nil
+}
+
+// emit hands r to ReadBatch, sending status updates while it waits so that
+// a slow pipeline does not trip the server's wal_sender_timeout.
+func (st *streamState) emit(ctx context.Context, r readResult) error {
+	for {
+		wait := time.Until(st.nextStat)
+		timer := time.NewTimer(max(wait, 0))
+		select {
+		case st.s.out <- r:
+			timer.Stop()
+			return nil
+		case <-timer.C:
+			if err := st.sendStatus(); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		}
+	}
+}
+
+// handle decodes one pgoutput message.
+func (st *streamState) handle(ctx context.Context, data []byte) error {
+	s := st.s
+	msg, err := pglogrepl.Parse(data)
+	if err != nil {
+		return fmt.Errorf("pg_cdc: decode pgoutput message: %w", err)
+	}
+	switch m := msg.(type) {
+	case *pglogrepl.RelationMessage:
+		return st.relation(m)
+	case *pglogrepl.BeginMessage:
+		st.txn = &openTxn{xid: m.Xid, final: m.FinalLSN, commitMs: m.CommitTime.UnixMilli(), entry: s.tracker.Begin()}
+	case *pglogrepl.CommitMessage:
+		return st.commit(ctx, m)
+	case *pglogrepl.InsertMessage:
+		t, err := st.rel(m.RelationID)
+		if t == nil || err != nil {
+			return err
+		}
+		row, _, err := st.tuple(t, m.Tuple, nil, false)
+		if err != nil {
+			return err
+		}
+		return st.add(ctx, t, "insert", row, nil, nil)
+	case *pglogrepl.UpdateMessage:
+		t, err := st.rel(m.RelationID)
+		if t == nil || err != nil {
+			return err
+		}
+		return st.update(ctx, t, m)
+	case *pglogrepl.DeleteMessage:
+		t, err := st.rel(m.RelationID)
+		if t == nil || err != nil {
+			return err
+		}
+		old, _, err := st.tuple(t, m.OldTuple, nil, true)
+		if err != nil {
+			return err
+		}
+		return st.add(ctx, t, "delete", old, old, nil)
+	case *pglogrepl.TruncateMessage:
+		for _, id := range m.RelationIDs {
+			t, err := st.rel(id)
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				continue
+			}
+			if s.in.conf.Truncate == TruncateIgnore {
+				s.in.m.truncs.Incr(1)
+				s.in.log.Warnf("pg_cdc: TRUNCATE of %s (transaction %d) ignored (truncate: ignore): downstream keeps the rows", t.name, st.xid())
+				continue
+			}
+			return fmt.Errorf("pg_cdc: TRUNCATE of %s in transaction %d: truncate is error, so the stream stops before it "+
+				"(nothing after it is confirmed). Empty the target yourself and set truncate: ignore to pass it", t.name, st.xid())
+		}
+	case *pglogrepl.LogicalDecodingMessage:
+		// Heartbeats (ours or anyone's) outside a transaction: with
+		// nothing in flight the slot may move to the message (§7.5).
+		if !m.Transactional && st.txn == nil {
+			s.tracker.AdvanceIdle(m.LSN)
+		}
+	}
+	return nil
+}
+
+func (st *streamState) xid() uint32 {
+	if st.txn == nil {
+		return 0
+	}
+	return st.txn.xid
+}
+
+// rel returns the captured table of a relation id; nil for tables of the
+// publication that are not captured.
+func (st *streamState) rel(id uint32) (*table, error) {
+	t, ok := st.relations[id]
+	if !ok {
+		return nil, fmt.Errorf("pg_cdc: change for relation %d before its Relation message", id)
+	}
+	if st.txn == nil {
+		return nil, fmt.Errorf("pg_cdc: change for %d outside a transaction", id)
+	}
+	return t, nil
+}
+
+// relation caches a Relation message: the table's columns and types as of
+// the next change. A change of columns or types is logged and counted; the
+// messages' schema metadata follows it.
+func (st *streamState) relation(m *pglogrepl.RelationMessage) error {
+	s := st.s
+	name := TableName{Schema: m.Namespace, Name: m.RelationName}
+	known, ok := s.tables[name]
+	if !ok {
+		st.relations[m.RelationID] = nil
+		return nil
+	}
+	t := &table{name: name, relID: m.RelationID, identity: identityName(m.ReplicaIdentity), pk: known.pk}
+	for _, c := range m.Columns {
+		typ, err := typeOf(c.DataType, c.TypeModifier, s.in.conf.DecimalFallback)
+		if err != nil {
+			return fmt.Errorf("pg_cdc: table %s column %s: %w (decimal_fallback: error)", name, c.Name, err)
+		}
+		t.columns = append(t.columns, column{name: c.Name, typ: typ})
+	}
+	t.finish()
+	if t.identity == "nothing" {
+		return fmt.Errorf("pg_cdc: table %s now has REPLICA IDENTITY NOTHING: its updates and deletes cannot be captured. Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT", name, name.quoted())
+	}
+	if !sameColumns(known, t) {
+		s.in.m.relChanges.Incr(1)
+		s.in.log.Warnf("pg_cdc: table %s changed: columns %s (were %s)", name, describeColumns(t), describeColumns(known))
+	}
+	s.tables[name] = t
+	st.relations[m.RelationID] = t
+	return nil
+}
+
+func sameColumns(a, b *table) bool {
+	if len(a.columns) != len(b.columns) || a.identity != b.identity {
+		return false
+	}
+	for i := range a.columns {
+		x, y := a.columns[i], b.columns[i]
+		if x.name != y.name || x.typ.oid != y.typ.oid || x.typ.typmod != y.typ.typmod {
+			return false
+		}
+	}
+	return true
+}
+
+func describeColumns(t *table) string {
+	out := "("
+	for i, c := range t.columns {
+		if i > 0 {
+			out += ", "
+		}
+		out += c.name + " " + c.typ.paimon
+	}
+	return out + ") replica identity " + t.identity
+}
+
+// tuple renders a tuple. With old (the old row under FULL), unchanged TOAST
+// columns are taken from it; otherwise they follow the toast policy, and
+// the names of those set to null are returned. keyOnly omits the columns a
+// key tuple marks absent ('n' there means "not sent", not NULL, §5.1).
+func (st *streamState) tuple(t *table, td *pglogrepl.TupleData, old map[string]any, keyOnly bool) (map[string]any, []string, error) {
+	if td == nil {
+		return nil, nil, nil
+	}
+	if len(td.Columns) != len(t.columns) {
+		return nil, nil, fmt.Errorf("pg_cdc: table %s: tuple of %d columns, relation has %d", t.name, len(td.Columns), len(t.columns))
+	}
+	row := make(map[string]any, len(td.Columns))
+	var toast []string
+	for i, c := range td.Columns {
+		col := &t.columns[i]
+		switch c.DataType {
+		case pglogrepl.TupleDataTypeNull:
+			if keyOnly && !col.pk {
+				continue
+			}
+			row[col.name] = nil
+		case pglogrepl.TupleDataTypeToast:
+			if v, ok := old[col.name]; ok {
+				row[col.name] = v
+				continue
+			}
+			if keyOnly {
+				continue
+			}
+			if st.s.in.conf.Toast == ToastError {
+				return nil, nil, fmt.Errorf("pg_cdc: table %s column %s: an update left this TOASTed value unchanged and the stream does not carry it "+
+					"(REPLICA IDENTITY %s). Run ALTER TABLE %s REPLICA IDENTITY FULL, or set toast: null to write null instead",
+					t.name, col.name, t.identity, t.name.quoted())
+			}
+			row[col.name] = nil
+			toast = append(toast, col.name)
+		case pglogrepl.TupleDataTypeText:
+			v, err := parseValue(&col.typ, string(c.Data))
+			if err != nil {
+				return nil, nil, fmt.Errorf("pg_cdc: table %s column %s: %w", t.name, col.name, err)
+			}
+			row[col.name] = v
+		default:
+			return nil, nil, fmt.Errorf("pg_cdc: table %s column %s: tuple data type %q not supported (binary mode is not used)", t.name, col.name, c.DataType)
+		}
+	}
+	return row, toast, nil
+}
+
+// update handles an Update: unchanged TOAST values come from the old row
+// under FULL; a changed key becomes a delete of the old key and an insert
+// of the new row (§7.3).
+func (st *streamState) update(ctx context.Context, t *table, m *pglogrepl.UpdateMessage) error {
+	var old map[string]any
+	var err error
+	if m.OldTuple != nil {
+		if old, _, err = st.tuple(t, m.OldTuple, nil, m.OldTupleType == pglogrepl.UpdateMessageTupleTypeKey); err != nil {
+			return err
+		}
+	}
+	row, toast, err := st.tuple(t, m.NewTuple, old, false)
+	if err != nil {
+		return err
+	}
+	if old != nil && keyChanged(t, old, row) {
+		if err := st.add(ctx, t, "delete", keyOf(t, old, m.OldTupleType), old, nil); err != nil {
+			return err
+		}
+		return st.add(ctx, t, "insert", row, old, toast)
+	}
+	return st.add(ctx, t, "update", row, old, toast)
+}
+
+func keyChanged(t *table, old, row map[string]any) bool {
+	for _, k := range t.pk {
+		if fmt.Sprint(old[k]) != fmt.Sprint(row[k]) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyOf is the body of the delete half of a key change: the old row under
+// FULL, the old key otherwise.
+func keyOf(t *table, old map[string]any, tupleType uint8) map[string]any {
+	if tupleType == pglogrepl.UpdateMessageTupleTypeOld {
+		return old
+	}
+	k := make(map[string]any, len(t.pk))
+	for _, c := range t.pk {
+		k[c] = old[c]
+	}
+	return k
+}
+
+// add appends one message to the open transaction, emitting a part of it
+// when it reaches max_transaction_rows.
+func (st *streamState) add(ctx context.Context, t *table, op string, row, before map[string]any, toast []string) error {
+	x := st.txn
+	x.seq++
+	m := service.NewMessage(nil)
+	m.SetStructuredMut(row)
+	st.s.setTableMeta(m, t, op)
+	m.MetaSetMut("lsn_seq", x.seq)
+	m.MetaSetMut("xid", int64(x.xid))
+	m.MetaSetMut("commit_ts_ms", x.commitMs)
+	if before != nil {
+		m.MetaSetMut("before", before)
+	}
+	if len(toast) > 0 {
+		m.MetaSetMut("unchanged_toast", joinComma(toast))
+	}
+	x.msgs = append(x.msgs, m)
+	st.s.in.m.rows.Incr(1, op)
+	if len(x.msgs) >= st.s.in.conf.MaxTxnRows {
+		x.split = true
+		return st.flushTxn(ctx)
+	}
+	return nil
+}
+
+// positionLSN is the LSN in the transaction's lsn and lsn_position: its
+// commit end LSN; for a transaction split by max_transaction_rows, whose
+// first rows leave before its commit (and end LSN) arrives, its commit LSN
+// + 1 (from Begin), which still lies above every earlier transaction's end
+// and below its own, so lsn_position stays strictly increasing.
+func (x *openTxn) positionLSN(end pglogrepl.LSN) pglogrepl.LSN {
+	if x.split {
+		return x.final + 1
+	}
+	return end
+}
+
+// flushTxn emits the open transaction's buffered messages.
+func (st *streamState) flushTxn(ctx context.Context) error {
+	x := st.txn
+	if len(x.msgs) == 0 {
+		return nil
+	}
+	lsn := x.positionLSN(0)
+	if !x.split {
+		return errors.New("pg_cdc: internal: flush of an unsplit transaction before its commit")
+	}
+	return st.emitMsgs(ctx, x, lsn)
+}
+
+func (st *streamState) emitMsgs(ctx context.Context, x *openTxn, lsn pglogrepl.LSN) error {
+	lsnText, lsnDec := lsn.String(), strconv.FormatUint(uint64(lsn), 10)
+	for _, m := range x.msgs {
+		seq, _ := m.MetaGetMut("lsn_seq")
+		m.MetaSetMut("lsn", lsnText)
+		m.MetaSetMut("lsn_position", lsnDec+"."+strconv.FormatInt(seq.(int64), 10))
+	}
+	e, tr := x.entry, st.s.tracker
+	tr.Add(e)
+	r := readResult{batch: x.msgs, acks: []func(){func() { tr.Ack(e) }}, stream: true}
+	x.msgs = nil
+	if err := st.emit(ctx, r); err != nil {
+		return err
+	}
+	return nil
+}
+
+// commit ends the open transaction: its messages go out as one batch (or
+// the last part of a split one) and the tracker learns its end LSN.
+func (st *streamState) commit(ctx context.Context, m *pglogrepl.CommitMessage) error {
+	x := st.txn
+	if x == nil {
+		return errors.New("pg_cdc: Commit without Begin")
+	}
+	st.txn = nil
+	st.s.in.m.txns.Incr(1)
+	if len(x.msgs) > 0 {
+		if err := st.emitMsgs(ctx, x, x.positionLSN(m.TransactionEndLSN)); err != nil {
+			return err
+		}
+	}
+	// The end LSN, never the commit LSN: confirming the commit LSN
+	// redelivers the transaction after a restart (§5.3).
+	st.s.tracker.Seal(x.entry, m.TransactionEndLSN)
+	return nil
+}
+
+func joinComma(ss []string) string {
+	out := ""
+	for i, s := range ss {
+		if i > 0 {
+			out += ","
+		}
+		out += s
+	}
+	return out
+}
+
+// heartbeat writes a non-transactional logical message every interval, so
+// that keepalives and the message itself move the slot while the captured
+// tables are idle and other databases or tables write WAL.
+func (s *session) heartbeat(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.qmu.Lock()
+		_, err := s.qconn.Exec(ctx, "SELECT pg_logical_emit_message(false, $1, 'heartbeat')", heartbeatPrefix)
+		s.qmu.Unlock()
+		if err != nil && ctx.Err() == nil {
+			s.in.log.Warnf("pg_cdc: heartbeat (pg_logical_emit_message): %v", err)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package pgcdc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redpanda-data/benthos/v4/public/schema"
+)
+
+// column is one column of a captured table.
+type column struct {
+	name string
+	typ  colType
+	pk   bool
+}
+
+// table is a captured table as the input renders its rows: columns in
+// attribute order (without dropped and generated columns, as pgoutput sends
+// them), the primary key from the catalogue (pgoutput's key flags mark the
+// replica identity, which under FULL is every column), and the schema
+// metadata shared by all its messages.
+type table struct {
+	name     TableName
+	relID    uint32
+	identity string // default, full, index, nothing
+	columns  []column
+	pk       []string
+	pkText   string
+	common   any            // Benthos common schema (schema metadata)
+	paimon   map[string]any // column → Paimon type (paimon_types metadata)
+}
+
+// identityName is relreplident (or the Relation message's byte) spelled out.
+func identityName(b byte) string {
+	switch b {
+	case 'd':
+		return "default"
+	case 'f':
+		return "full"
+	case 'i':
+		return "index"
+	case 'n':
+		return "nothing"
+	}
+	return string(b)
+}
+
+// finish computes the derived fields once the columns and key are known.
+func (t *table) finish() {
+	t.pkText = strings.Join(t.pk, ",")
+	pk := map[string]bool{}
+	for _, k := range t.pk {
+		pk[k] = true
+	}
+	c := schema.Common{Name: t.name.Name, Type: schema.Object}
+	t.paimon = make(map[string]any, len(t.columns))
+	for i := range t.columns {
+		col := &t.columns[i]
+		col.pk = pk[col.name]
+		child := schema.Common{Name: col.name, Type: col.typ.common, Optional: !col.pk}
+		if col.typ.kind == kArray {
+			child.Children = []schema.Common{{Type: col.typ.elem.common, Optional: true}}
+		}
+		c.Children = append(c.Children, child)
+		pt := col.typ.paimon
+		if col.pk {
+			pt += " NOT NULL"
+		}
+		t.paimon[col.name] = pt
+	}
+	t.common = c.ToAny()
+}
+
+// catalogTable reads a table's columns, primary key and replica identity
+// from the catalogue; the types are decided by typeOf exactly as for
+// Relation messages.
+func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFallback) (*table, error) {
+	var relID uint32
+	var ident string
+	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident)
+	if err == pgx.ErrNoRows {
+		return nil, fmt.Errorf("table %s does not exist (or is not a table)", n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up table %s: %w", n, err)
+	}
+	t := &table{name: n, relID: relID, identity: identityName(ident[0])}
+	rows, err := conn.Query(ctx, `SELECT attname, atttypid, atttypmod FROM pg_attribute
+		WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`, relID)
+	if err != nil {
+		return nil, fmt.Errorf("columns of %s: %w", n, err)
+	}
+	for rows.Next() {
+		var name string
+		var oid uint32
+		var typmod int32
+		if err := rows.Scan(&name, &oid, &typmod); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		typ, err := typeOf(oid, typmod, fb)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("table %s column %s: %w (decimal_fallback: error)", n, name, err)
+		}
+		t.columns = append(t.columns, column{name: name, typ: typ})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("columns of %s: %w", n, err)
+	}
+	if t.pk, err = primaryKey(ctx, conn, relID); err != nil {
+		return nil, fmt.Errorf("primary key of %s: %w", n, err)
+	}
+	t.finish()
+	return t, nil
+}
+
+func primaryKey(ctx context.Context, conn *pgx.Conn, relID uint32) ([]string, error) {
+	rows, err := conn.Query(ctx, `SELECT a.attname FROM pg_index i
+		JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) ON true
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE i.indrelid = $1 AND i.indisprimary ORDER BY k.ord`, relID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
