@@ -330,3 +330,5 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+func jsonNum(s string) any { return json.Number(s) }

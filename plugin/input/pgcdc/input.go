@@ -101,6 +101,9 @@ type Input struct {
 	sess  *session
 	stash *readResult // read ahead while combining batches
 	ended bool
+	// failure is the error that ended the last failed session (tests and
+	// logs; Benthos sees ErrNotConnected).
+	failure error
 }
 
 // New returns the input for a parsed configuration; nothing is opened
@@ -303,7 +306,7 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 	case r.err != nil:
 		in.log.Errorf("%v", r.err)
 		in.mu.Lock()
-		in.sess = nil
+		in.sess, in.stash, in.failure = nil, nil, r.err
 		in.mu.Unlock()
 		s.close()
 		return nil, nil, service.ErrNotConnected
@@ -334,6 +337,13 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 		}
 		return nil
 	}, nil
+}
+
+// Failure returns the error that ended the last failed session, if any.
+func (in *Input) Failure() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.failure
 }
 
 // Close ends the session: the stream stops after a last status update

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5"
@@ -227,6 +228,17 @@ func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.Pg
 	c := in.conf
 	var p slotPlan
 	st, err := readSlot(ctx, conn, c.SlotName)
+	// A walsender of this input's previous session (a restart after a
+	// failure) exits asynchronously after its connection closed: give it
+	// a few seconds before calling the slot taken.
+	for wait := 0; err == nil && st.active && wait < 100; wait++ {
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		st, err = readSlot(ctx, conn, c.SlotName)
+	}
 	if err != nil {
 		return p, err
 	}

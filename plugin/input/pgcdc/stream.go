@@ -129,8 +129,12 @@ func (st *streamState) sendStatus() error {
 	if pos == 0 {
 		return nil
 	}
+	// With nothing in flight, ask for a keepalive: its WAL end (the
+	// walsender's sent position) lets an idle slot advance within one
+	// status_interval rather than wal_sender_timeout / 2.
 	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), s.repl, pglogrepl.StandbyStatusUpdate{
 		WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos,
+		ReplyRequested: st.txn == nil && s.tracker.InFlight() == 0,
 	})
 	if err != nil {
 		return fmt.Errorf("pg_cdc: standby status update: %w", err)
