@@ -1,0 +1,247 @@
+package pgcdc
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
+)
+
+// TestMultiTableTransaction: one transaction over two tables is one batch,
+// in statement order, all rows with the transaction's lsn and xid and
+// lsn_seq 1..n; the next transaction is a batch of its own.
+func TestMultiTableTransaction(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL + "CREATE TABLE customers (id int PRIMARY KEY, name text)")
+	in := newInput(t, baseYAML(db, "tables: [ public.orders, public.customers ]\nsnapshot: never\nmax_batch_rows: 1\n"))
+	connect(t, in)
+	db.Exec(`BEGIN; INSERT INTO customers VALUES (1, 'ann'); INSERT INTO orders VALUES (1, 'new', 5, NULL);
+		UPDATE customers SET name = 'anne' WHERE id = 1; DELETE FROM orders WHERE id = 1; COMMIT`)
+	db.Exec("INSERT INTO orders VALUES (2, 'new', 5, NULL)")
+	b := readTxns(t, in, 2)
+	got := b[0].events
+	want := []string{"customers insert", "orders insert", "customers update", "orders delete"}
+	if len(got) != len(want) {
+		t.Fatalf("first batch: %d events, want %d: %+v", len(got), len(want), got)
+	}
+	for i, e := range got {
+		if e.Table+" "+e.Op != want[i] || e.Seq != int64(i+1) || e.LSN != got[0].LSN || e.Meta["xid"] != got[0].Meta["xid"] {
+			t.Fatalf("event %d: %s %s seq %d lsn %s xid %v; want %s, seq %d, one lsn and xid", i, e.Table, e.Op, e.Seq, e.LSN, e.Meta["xid"], want[i], i+1)
+		}
+	}
+	if got[3].Row["id"] != jsonNumber(1) || len(got[3].Row) != 1 {
+		t.Fatalf("delete under DEFAULT: body %v, want the key only", got[3].Row)
+	}
+	if len(b[1].events) != 1 || b[1].events[0].LSN == got[0].LSN {
+		t.Fatalf("second transaction: %+v", b[1].events)
+	}
+}
+
+// TestMaxTransactionRowsSplits: a transaction above max_transaction_rows
+// is split into batches, whose lsn_position still increases strictly and
+// stays below the next transaction's.
+func TestMaxTransactionRowsSplits(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	in := newInput(t, streamOnly(db, "max_transaction_rows: 40\n"))
+	connect(t, in)
+	db.Exec("INSERT INTO orders SELECT g, 'new', g, NULL FROM generate_series(1, 100) g")
+	db.Exec("INSERT INTO orders VALUES (1000, 'next', 1, NULL)")
+	evs := readEvents(t, in, 101)
+	var last []uint64
+	for i, e := range evs {
+		p := parsePosition(t, e.Position)
+		if last != nil && !positionLess(last, p) {
+			t.Fatalf("event %d: position %s not above %v", i, e.Position, last)
+		}
+		last = p
+	}
+	if evs[0].LSN != evs[99].LSN || evs[100].LSN == evs[0].LSN {
+		t.Fatalf("lsn of the split transaction %s..%s, next %s", evs[0].LSN, evs[99].LSN, evs[100].LSN)
+	}
+}
+
+// TestKeyChange: an update of the primary key is a delete of the old key
+// then an insert of the new row, under DEFAULT (old key only) and FULL
+// (old row).
+func TestKeyChange(t *testing.T) {
+	for _, identity := range []string{"DEFAULT", "FULL"} {
+		t.Run(identity, func(t *testing.T) {
+			db := pgtest.New(t)
+			db.Exec(ordersDDL + "ALTER TABLE orders REPLICA IDENTITY " + identity + "; INSERT INTO orders VALUES (3, 'new', 1.50, 'x')")
+			in := newInput(t, baseYAML(db, "tables: [ public.orders ]\nsnapshot: initial\n"))
+			connect(t, in)
+			readEvents(t, in, 1)
+			db.Exec("UPDATE orders SET id = 100000, status = 'moved' WHERE id = 3")
+			evs := readEvents(t, in, 2)
+			del, ins := evs[0], evs[1]
+			if del.Op != "delete" || ins.Op != "insert" {
+				t.Fatalf("ops %s, %s; want delete, insert", del.Op, ins.Op)
+			}
+			wantDel := `{"id":3}`
+			if identity == "FULL" {
+				wantDel = `{"amount":"1.50","id":3,"note":"x","status":"new"}`
+			}
+			if got := mustJSON(del.Row); got != wantDel {
+				t.Fatalf("delete body %s, want %s", got, wantDel)
+			}
+			if got := mustJSON(ins.Row); got != `{"amount":"1.50","id":100000,"note":"x","status":"moved"}` {
+				t.Fatalf("insert body %s", got)
+			}
+			if ins.Before == nil || ins.Before["id"] != jsonNumber(3) {
+				t.Fatalf("insert's before %v, want the old key", ins.Before)
+			}
+			if strings.ToLower(identity) != ins.Identity {
+				t.Fatalf("replica_identity %q", ins.Identity)
+			}
+		})
+	}
+}
+
+const toastDDL = `CREATE TABLE docs (id int PRIMARY KEY, small text, big text);
+	INSERT INTO docs SELECT 1, 's', string_agg(md5(random()::text), '') FROM generate_series(1, 800);`
+
+// TestToast: an update that leaves a TOASTed value unchanged. Under FULL
+// the value comes from the old row; under DEFAULT toast: error stops with
+// an error naming table and column (nothing confirmed past it), and
+// toast: null sends null and names the column in unchanged_toast. Never a
+// placeholder string.
+func TestToast(t *testing.T) {
+	t.Run("FULL", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(toastDDL + "ALTER TABLE docs REPLICA IDENTITY FULL")
+		big := db.QueryString("SELECT big FROM docs")
+		in := newInput(t, baseYAML(db, "tables: [ public.docs ]\nsnapshot: never\n"))
+		connect(t, in)
+		db.Exec("UPDATE docs SET small = 's2'")
+		e := readEvents(t, in, 1)[0]
+		if e.Row["big"] != big || e.Row["small"] != "s2" || e.Toast != "" {
+			t.Fatalf("big %d chars (want %d), small %v, unchanged_toast %q", len(fmt.Sprint(e.Row["big"])), len(big), e.Row["small"], e.Toast)
+		}
+	})
+	t.Run("DEFAULT/null", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(toastDDL)
+		in := newInput(t, baseYAML(db, "tables: [ public.docs ]\nsnapshot: never\ntoast: null\n"))
+		connect(t, in)
+		db.Exec("UPDATE docs SET small = 's2'")
+		e := readEvents(t, in, 1)[0]
+		if v, ok := e.Row["big"]; !ok || v != nil || e.Toast != "big" {
+			t.Fatalf("big %v (present %v), unchanged_toast %q; want null and big", v, ok, e.Toast)
+		}
+	})
+	t.Run("DEFAULT/error", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(toastDDL)
+		in := newInput(t, baseYAML(db, "tables: [ public.docs ]\nsnapshot: never\n"))
+		connect(t, in)
+		start := confirmedFlush(t, db)
+		db.Exec("UPDATE docs SET small = 's2'")
+		err := waitFailure(t, in)
+		for _, want := range []string{"public.docs", "column big", "REPLICA IDENTITY FULL", "toast: null"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("error %q does not mention %q", err, want)
+			}
+		}
+		if got := confirmedFlush(t, db); got != start {
+			t.Fatalf("confirmed_flush_lsn moved from %s to %s past the failed transaction", start, got)
+		}
+	})
+}
+
+// waitFailure reads until the session fails and returns its error.
+func waitFailure(t *testing.T, in *Input) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		_, ack, err := in.ReadBatch(ctx)
+		if f := in.Failure(); f != nil {
+			return f
+		}
+		if ctx.Err() != nil {
+			t.Fatal("no failure")
+		}
+		if err == nil {
+			_ = ack(ctx, nil)
+		}
+	}
+}
+
+// TestReplicaIdentityNothingRefused: Connect refuses such a table with the
+// SQL that fixes it; a table without a primary key likewise.
+func TestReplicaIdentityNothingRefused(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL + "ALTER TABLE orders REPLICA IDENTITY NOTHING; CREATE TABLE nokey (a int)")
+	for table, want := range map[string]string{
+		"public.orders": `ALTER TABLE "public"."orders" REPLICA IDENTITY DEFAULT`,
+		"public.nokey":  "has no primary key",
+	} {
+		in := newInput(t, baseYAML(db, "tables: [ "+table+" ]\n"))
+		err := in.Connect(context.Background())
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("%s: Connect error %v, want one containing %q", table, err, want)
+		}
+	}
+}
+
+// TestTruncatePolicies: truncate: error stops before the TRUNCATE (the
+// slot is not confirmed past it); truncate: ignore passes it and delivers
+// what follows.
+func TestTruncatePolicies(t *testing.T) {
+	t.Run("error", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(ordersDDL + "INSERT INTO orders VALUES (1, 'new', 1, NULL)")
+		in := newInput(t, streamOnly(db, ""))
+		connect(t, in)
+		start := confirmedFlush(t, db)
+		db.Exec("TRUNCATE orders")
+		err := waitFailure(t, in)
+		if !strings.Contains(err.Error(), "TRUNCATE of public.orders") || !strings.Contains(err.Error(), "truncate: ignore") {
+			t.Fatalf("error %v", err)
+		}
+		if got := confirmedFlush(t, db); got != start {
+			t.Fatalf("confirmed_flush_lsn moved past the TRUNCATE: %s → %s", start, got)
+		}
+	})
+	t.Run("ignore", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(ordersDDL + "INSERT INTO orders VALUES (1, 'new', 1, NULL)")
+		in := newInput(t, streamOnly(db, "truncate: ignore\n"))
+		connect(t, in)
+		db.Exec("TRUNCATE orders")
+		db.Exec("INSERT INTO orders VALUES (2, 'new', 2, NULL)")
+		e := readEvents(t, in, 1)[0]
+		if e.Op != "insert" || e.Row["id"] != jsonNumber(2) {
+			t.Fatalf("after the ignored TRUNCATE: %+v", e)
+		}
+	})
+}
+
+// TestConnectErrors: a wrong DSN, a missing publication that may not be
+// created, and a missing slot that may not be created each fail Connect
+// with an error saying what to do.
+func TestConnectErrors(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	cases := []struct{ name, yaml, want string }{
+		{"wrong dsn", fmt.Sprintf("dsn: postgres://postgres@127.0.0.1:1/%s?sslmode=disable&connect_timeout=2\nslot_name: x\ntables: [ public.orders ]\n", db.Name), "connect"},
+		{"no such table", baseYAML(db, "tables: [ public.nope ]\n"), "public.nope does not exist"},
+		{"publication", baseYAML(db, "tables: [ public.orders ]\ncreate_publication: false\n"), `CREATE PUBLICATION "` + slotName(db) + `" FOR TABLE "public"."orders"`},
+		{"slot", baseYAML(db, "tables: [ public.orders ]\ncreate_slot: false\n"), "SELECT pg_create_logical_replication_slot('" + slotName(db) + "', 'pgoutput')"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := newInput(t, c.yaml)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err := in.Connect(ctx)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Connect error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
