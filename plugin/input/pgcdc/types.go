@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -192,8 +193,12 @@ func timePrecision(typmod int32) int {
 func parseValue(t *colType, text string) (any, error) {
 	switch t.kind {
 	case kInt:
-		if _, err := strconv.ParseInt(text, 10, 64); err != nil {
+		v, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
 			return nil, fmt.Errorf("integer %q: %w", text, err)
+		}
+		if c := strconv.FormatInt(v, 10); c != text { // "+1", "007": not JSON numbers
+			text = c
 		}
 		return json.Number(text), nil
 	case kFloat:
@@ -201,8 +206,15 @@ func parseValue(t *colType, text string) (any, error) {
 		case "NaN", "Infinity", "-Infinity":
 			return text, nil
 		}
-		if _, err := strconv.ParseFloat(text, 64); err != nil {
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil {
 			return nil, fmt.Errorf("float %q: %w", text, err)
+		}
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return nil, fmt.Errorf("float %q", text)
+		}
+		if !json.Valid([]byte(text)) { // ParseFloat takes more than JSON ("+1", "0x1p3")
+			text = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 		return json.Number(text), nil
 	case kDecimal:
