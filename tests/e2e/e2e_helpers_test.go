@@ -22,6 +22,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"
@@ -31,7 +32,7 @@ import (
 // TestMain removes the binary the tests run (binarytest.Path builds it on
 // first use, so runs that need no binary do not pay for the build).
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := pgtest.Run(m) // stops the PostgreSQL cluster of the pg_cdc tests, if one was started
 	binarytest.Remove()
 	os.Exit(code)
 }
