@@ -218,13 +218,50 @@ func ConfigSpec() *service.ConfigSpec {
 				Advanced(),
 			service.NewAutoRetryNacksToggleField(),
 		).
-		LintRule(`root = if this.tables.or([]).length() == 0 && this.schema.or("") == "" { [ "one of tables or schema is required" ] }`).
-		Example("Orders into Paimon", "Snapshot then stream `public.orders` into a primary-key table.", `
+		LintRule(`root = if this.tables.or([]).length() == 0 && this.schema.or("") == "" { [ "tables must not be empty when schema is not set (one of tables or schema is required)" ] }`).
+		Example("Orders into Paimon", "Snapshot then stream `public.orders` into a primary-key table; the output takes the row kind from `operation`.", `
 input:
   pg_cdc:
     dsn: postgres://cdc:secret@localhost:5432/shop
     tables: [ public.orders ]
     slot_name: paimon_orders
+output:
+  paimon:
+    warehouse: /var/lib/lake
+    database: shop
+    table: orders
+    create_table:
+      enabled: true
+      schema:
+        - { name: order_id, type: BIGINT }
+        - { name: status, type: STRING }
+        - { name: amount, type: "DECIMAL(10, 2)" }
+      primary_keys: [ order_id ]
+      bucket: 4
+`).
+		Example("A whole schema, changes only", "Stream every table of the `sales` schema from now on, without a snapshot, through a publication an administrator created.", `
+input:
+  pg_cdc:
+    dsn: postgres://cdc:secret@localhost:5432/shop
+    schema: sales
+    publication: sales_cdc
+    create_publication: false
+    slot_name: sales_cdc
+    snapshot: never
+    heartbeat_interval: 1m
+output:
+  drop: {}
+`).
+		Example("A one-off copy", "Read the tables once on one consistent snapshot (no slot, no publication) and stop.", `
+input:
+  pg_cdc:
+    dsn: postgres://cdc:secret@localhost:5432/shop
+    tables: [ public.orders, public.customers ]
+    slot_name: unused
+    snapshot: initial_only
+    snapshot_workers: 4
+output:
+  drop: {}
 `)
 }
 
@@ -288,7 +325,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	switch {
 	case len(c.Tables) == 0 && c.Schema == "":
-		return c, errors.New("one of tables or schema is required")
+		return c, errors.New("tables must not be empty when schema is not set (one of tables or schema is required)")
 	case !slotNameRE.MatchString(c.SlotName):
 		return c, fmt.Errorf("%s %q: use 1 to 63 lower-case letters, digits and _ (what Postgres accepts)", fieldSlotName, c.SlotName)
 	case c.SnapshotWorkers < 1 || c.SnapshotChunk < 1 || c.SnapshotBatchSize < 1 || c.MaxTxnRows < 1 || c.MaxBatchRows < 1:

@@ -242,7 +242,11 @@ type streamCollector struct {
 
 func runStream(t testing.TB, inputYAML string, consume func([]event) error) *streamCollector {
 	t.Helper()
-	sb := service.NewStreamBuilder()
+	return runStreamWith(t, service.NewStreamBuilder(), inputYAML, consume)
+}
+
+func runStreamWith(t testing.TB, sb *service.StreamBuilder, inputYAML string, consume func([]event) error) *streamCollector {
+	t.Helper()
 	if err := sb.SetLoggerYAML("level: WARN"); err != nil {
 		t.Fatal(err)
 	}
