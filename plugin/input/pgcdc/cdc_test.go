@@ -108,6 +108,14 @@ func positionLess(a, b []uint64) bool {
 func TestSnapshotUnderConcurrentWrites(t *testing.T) {
 	db := pgtest.New(t)
 	db.Exec(ordersDDL + `INSERT INTO orders SELECT g, 'new', g, 'n' FROM generate_series(1, 20000) g`)
+	// A slow consumer keeps the snapshot in flight while the writes run.
+	c := runStream(t, baseYAML(db, "tables: [ public.orders ]\nsnapshot_chunk_pages: 16\nsnapshot_batch_size: 100\n"), func([]event) error {
+		time.Sleep(2 * time.Millisecond)
+		return nil
+	})
+	// The writes start once the slot exists (the first snapshot row is out)
+	// and run while the rest of the snapshot is read and delivered.
+	c.waitFor(t, "the first snapshot rows", func(evs []event) bool { return len(evs) > 0 })
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	conn := db.Conn()
@@ -130,12 +138,7 @@ func TestSnapshotUnderConcurrentWrites(t *testing.T) {
 			_, _ = conn.Exec(context.Background(), sql)
 		}
 	}()
-	// A slow consumer keeps the snapshot in flight while the writes run.
-	c := runStream(t, baseYAML(db, "tables: [ public.orders ]\nsnapshot_chunk_pages: 16\n"), func([]event) error {
-		time.Sleep(2 * time.Millisecond)
-		return nil
-	})
-	c.waitFor(t, "part of the snapshot", func(evs []event) bool { return len(evs) > 5000 })
+	c.waitFor(t, "more of the snapshot", func(evs []event) bool { return len(evs) > 5000 })
 	close(stop)
 	wg.Wait()
 	want := ordersSelect(db)
@@ -144,5 +147,17 @@ func TestSnapshotUnderConcurrentWrites(t *testing.T) {
 	})
 	if countOp(evs, "read") != 20000 {
 		t.Fatalf("%d snapshot rows, want the 20000 of the exported snapshot", countOp(evs, "read"))
+	}
+	// Streaming starts only after the whole snapshot was acknowledged.
+	lastRead, firstChange := -1, -1
+	for i, e := range evs {
+		if e.Op == "read" {
+			lastRead = i
+		} else if firstChange < 0 {
+			firstChange = i
+		}
+	}
+	if firstChange < 0 || firstChange < lastRead {
+		t.Fatalf("first streamed change at %d, last snapshot row at %d", firstChange, lastRead)
 	}
 }
