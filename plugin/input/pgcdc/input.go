@@ -129,6 +129,7 @@ type session struct {
 	cancel  context.CancelFunc
 	out     chan readResult
 	done    chan struct{}
+	closing chan struct{} // closed by close: nobody reads out any more
 	nackErr atomic.Pointer[error]
 
 	qmu    sync.Mutex // qconn is shared by the run and heartbeat goroutines
@@ -183,7 +184,7 @@ func (in *Input) prepare(ctx context.Context) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("pg_cdc: %w", err)
 	}
-	s := &session{in: in, out: make(chan readResult, 4), done: make(chan struct{}), qconn: qconn, tables: map[TableName]*table{}}
+	s := &session{in: in, out: make(chan readResult, 4), done: make(chan struct{}), closing: make(chan struct{}), qconn: qconn, tables: map[TableName]*table{}}
 	for _, t := range tables {
 		s.tables[t.name] = t
 	}
@@ -223,7 +224,7 @@ func (s *session) main() {
 	}
 	select {
 	case s.out <- r:
-	case <-time.After(time.Minute): // nobody reads any more
+	case <-s.closing:
 	}
 }
 
@@ -261,6 +262,7 @@ func (s *session) fail(err error) {
 
 func (s *session) close() {
 	s.cancel()
+	close(s.closing)
 	<-s.done
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
