@@ -41,6 +41,9 @@ const (
 	fieldCTBucketKey     = "bucket_key"
 	fieldCTPrimaryKeys   = "primary_keys"
 	fieldRowKind         = "row_kind"
+	fieldSourcePosition  = "source_position"
+	fieldSPStream        = "stream"
+	fieldSPOffset        = "offset"
 	fieldCTOptions       = "options"
 	fieldCommitUser      = "commit_user"
 	fieldBatching        = "batching"
@@ -88,6 +91,16 @@ type Config struct {
 	// RowKind is row_kind: the row kind of each message of a primary-key
 	// table; nil reads the operation metadata (RowKindOf).
 	RowKind *service.InterpolatedString
+	// SourcePosition is source_position: where each message is in its
+	// source, for exactly-once delivery from sources that replay; nil
+	// without it.
+	SourcePosition *SourcePosition
+}
+
+// SourcePosition is the source_position object: the stream a message comes
+// from and its offset there (position.go).
+type SourcePosition struct {
+	Stream, Offset *service.InterpolatedString
 }
 
 // Maintenance is the automatic table maintenance the output runs after its
@@ -310,6 +323,30 @@ func ConfigSpec() *service.ConfigSpec {
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
+			service.NewObjectField(fieldSourcePosition,
+				service.NewInterpolatedStringField(fieldSPStream).
+					Description("The stream the message comes from: a Kafka topic and partition, a replication slot, a file. "+
+						"Offsets are compared within one stream only.").
+					Example(`${! @kafka_topic }/${! @kafka_partition }`).
+					Example(`pg/orders_slot`),
+				service.NewInterpolatedStringField(fieldSPOffset).
+					Description("The message's offset in its stream: an unsigned decimal integer, or several joined by `.` "+
+						"and compared one after the other (a commit LSN and the change's ordinal in its transaction). An "+
+						"empty offset writes the message without a position check.").
+					Example(`${! @kafka_offset }`).
+					Example(`${! @lsn_position }`),
+			).
+				Description("Exactly-once delivery from a source that can replay. Each commit records, per stream and in the "+
+					"same snapshot as the rows (property `"+positionsProperty+"`), the highest offset up to which every "+
+					"message was committed; a message at or below its stream's recorded offset is acknowledged without "+
+					"being written. A kill after a commit and before the acknowledgement then duplicates nothing, and a CDC "+
+					"source that replays from its last confirmed position applies nothing twice. Offsets must increase "+
+					"within a stream in the order the source delivers them. Positions belong to the commit user: writers "+
+					"with their own commit users keep their own. Batches are written one at a time (max_in_flight 1). "+
+					"A message that fails holds its stream's position back until it is committed, so a crash meanwhile "+
+					"writes the messages after it once more.").
+				Optional().
+				Advanced(),
 			service.NewStringField(fieldCommitUser).
 				Description("The `commitUser` recorded in every snapshot this output commits. Paimon identifies a commit by "+
 					"its user and a strictly increasing commit identifier, and resolves a commit with an unknown outcome by "+
@@ -592,6 +629,22 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.MaxInFlight < 1 {
 		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
+	}
+	if conf.Contains(fieldSourcePosition) {
+		sp := &SourcePosition{}
+		if sp.Stream, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPStream); err != nil {
+			return c, err
+		}
+		if sp.Offset, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPOffset); err != nil {
+			return c, err
+		}
+		// A later batch committed before an earlier one could record a
+		// position past messages that then fail.
+		if c.MaxInFlight > 1 && c.MaxInFlight != DefaultMaxInFlight {
+			return c, fmt.Errorf("max_in_flight is %d: source_position needs max_in_flight 1, so that no batch is committed before an earlier one", c.MaxInFlight)
+		}
+		c.MaxInFlight = 1
+		c.SourcePosition = sp
 	}
 	if len(c.CreateTable.PrimaryKeys) > 0 {
 		// Batches in flight at once are numbered in no fixed order, so a later

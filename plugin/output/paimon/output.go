@@ -76,6 +76,7 @@ type outputMetrics struct {
 	rowsWritten, bytesWritten, filesWritten *service.MetricCounter
 	commits, commitRetries, commitFailures  *service.MetricCounter
 	rowsRejected                            *service.MetricCounter
+	messagesReplayed                        *service.MetricCounter
 	commitLatency                           *service.MetricTimer
 	lastSnapshotID                          *service.MetricGauge
 	maintenance                             *maintenanceMetrics
@@ -84,15 +85,16 @@ type outputMetrics struct {
 
 func newOutputMetrics(m *service.Metrics, maint Maintenance) *outputMetrics {
 	om := &outputMetrics{
-		rowsWritten:    m.NewCounter("paimon_rows_written"),
-		bytesWritten:   m.NewCounter("paimon_bytes_written"),
-		filesWritten:   m.NewCounter("paimon_files_written"),
-		commits:        m.NewCounter("paimon_commits"),
-		commitRetries:  m.NewCounter("paimon_commit_retries"),
-		commitFailures: m.NewCounter("paimon_commit_failures"),
-		rowsRejected:   m.NewCounter("paimon_rows_rejected"),
-		commitLatency:  m.NewTimer("paimon_commit_latency_ns"),
-		lastSnapshotID: m.NewGauge("paimon_last_snapshot_id"),
+		rowsWritten:      m.NewCounter("paimon_rows_written"),
+		bytesWritten:     m.NewCounter("paimon_bytes_written"),
+		filesWritten:     m.NewCounter("paimon_files_written"),
+		commits:          m.NewCounter("paimon_commits"),
+		commitRetries:    m.NewCounter("paimon_commit_retries"),
+		commitFailures:   m.NewCounter("paimon_commit_failures"),
+		rowsRejected:     m.NewCounter("paimon_rows_rejected"),
+		messagesReplayed: m.NewCounter("paimon_messages_replayed"),
+		commitLatency:    m.NewTimer("paimon_commit_latency_ns"),
+		lastSnapshotID:   m.NewGauge("paimon_last_snapshot_id"),
 		maintenance: &maintenanceMetrics{
 			snapshotsExpired:  m.NewCounter("paimon_snapshots_expired"),
 			partitionsExpired: m.NewCounter("paimon_partitions_expired"),
@@ -235,6 +237,11 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	co.OnRetry = func(error) { o.met.commitRetries.Incr(1) }
 	c.committer = newGroupCommitter(commit.New(tbl.FileIO(), tbl.Path(), co), tbl.Snapshots(), next,
 		4*o.conf.MaxInFlight+16, o.log, o.met, o.opts.progress, onCommit)
+	if o.conf.SourcePosition != nil {
+		if c.committer.positions, err = newPositionTracker(latest); err != nil {
+			return fmt.Errorf("table %s: source positions of commit user %q: %w", t, o.conf.CommitUser, err)
+		}
+	}
 	o.state.Store(st)
 	go c.committer.run()
 	if c.maint != nil {
@@ -310,10 +317,16 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	if c == nil {
 		return service.ErrNotConnected
 	}
+	offsets, skip, posErrs := o.sourceOffsets(batch, c.committer.positions)
 	kinds, kindErrs := o.rowKinds(batch)
-	st, rows, msgErrs, err := o.convert(ctx, c, batch, kinds)
+	st, rows, msgErrs, err := o.convert(ctx, c, batch, kinds, skip)
 	if err != nil {
 		return err
+	}
+	for i, e := range posErrs {
+		if e != nil {
+			msgErrs[i], rows[i] = e, nil
+		}
 	}
 	// An append table ignores the operation metadata; a row_kind given for
 	// it must say insert.
@@ -352,14 +365,27 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	if len(failedIdx) > 0 {
 		o.met.rowsRejected.Incr(int64(len(failedIdx)))
 	}
+	var positions *batchPositions
+	if offsets != nil {
+		positions = splitPositions(offsets, skip, failedIdx)
+		// Failed messages come again: their streams' positions wait.
+		c.committer.positions.fail(positions.failed)
+	}
 	if err != nil {
+		if positions != nil {
+			c.committer.positions.fail(positions.written)
+		}
 		return err
 	}
-	if req != nil { // nil: every message failed, or an empty batch; nothing to commit
+	if req != nil { // nil: every message failed, was committed before, or an empty batch; nothing to commit
+		req.positions = positions
 		res := c.committer.submit(ctx, req)
 		if res.err != nil {
 			if res.definite {
 				deleteFiles(context.WithoutCancel(ctx), c.tbl.FileIO(), files)
+			}
+			if positions != nil {
+				c.committer.positions.fail(positions.written)
 			}
 			return res.err
 		}
@@ -380,13 +406,16 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 // schema_evolution, new top-level fields add columns first and the batch
 // is converted again for the new schema. A returned error (storage
 // failing while adding columns) fails the whole batch.
-func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service.MessageBatch, kinds []kv.RowKind) (*writeState, [][]any, []error, error) {
+func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service.MessageBatch, kinds []kv.RowKind, skip []bool) (*writeState, [][]any, []error, error) {
 	st := o.state.Load()
 	rows := make([][]any, len(batch))
 	msgErrs := make([]error, len(batch))
 	var newCols []rowconv.NewColumn
 	var evolving []int
 	for i, msg := range batch {
+		if skip != nil && skip[i] {
+			continue
+		}
 		row, added, err := st.converter(kinds[i]).ConvertMessage(msg)
 		switch {
 		case err != nil:
@@ -413,7 +442,7 @@ func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service
 	}
 	// Rows must match the schema of the batch's writer: convert again.
 	for i, msg := range batch {
-		if msgErrs[i] != nil {
+		if msgErrs[i] != nil || (skip != nil && skip[i]) {
 			continue
 		}
 		row, added, err := next.converter(kinds[i]).ConvertMessage(msg)
@@ -528,6 +557,77 @@ func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState,
 		c.seq.record(msgs)
 	}
 	return newCommitRequest(msgs), fio.created(), nil
+}
+
+// messageOffset is a message's place in its source (source_position).
+type messageOffset struct {
+	stream string
+	offset sourceOffset // nil: the message has no position
+}
+
+// sourceOffsets reads every message's source position. skip[i] is set
+// for a message committed before (it is acknowledged without being
+// written), errs[i] for one whose position cannot be read. All three are
+// nil without source_position.
+func (o *paimonOutput) sourceOffsets(batch service.MessageBatch, tracker *positionTracker) ([]messageOffset, []bool, []error) {
+	sp := o.conf.SourcePosition
+	if sp == nil || tracker == nil {
+		return nil, nil, nil
+	}
+	offsets := make([]messageOffset, len(batch))
+	skip := make([]bool, len(batch))
+	errs := make([]error, len(batch))
+	skipped := 0
+	for i := range batch {
+		text, err := batch.TryInterpolatedString(i, sp.Offset)
+		if err != nil {
+			errs[i] = fmt.Errorf("source_position.offset: %w", err)
+			continue
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		off, err := parseOffset(text)
+		if err != nil {
+			errs[i] = fmt.Errorf("source_position.offset: %w", err)
+			continue
+		}
+		stream, err := batch.TryInterpolatedString(i, sp.Stream)
+		if err != nil {
+			errs[i] = fmt.Errorf("source_position.stream: %w", err)
+			continue
+		}
+		offsets[i] = messageOffset{stream: stream, offset: off}
+		if tracker.covered(stream, off) {
+			skip[i] = true
+			skipped++
+		}
+	}
+	if skipped > 0 {
+		o.met.messagesReplayed.Incr(int64(skipped))
+		o.log.Debugf("%d of %d messages were committed before (source_position) and are acknowledged without being written", skipped, len(batch))
+	}
+	return offsets, skip, errs
+}
+
+// splitPositions sorts the positions of a batch's messages into those its
+// commit writes and those that failed (failed are indexes into offsets).
+func splitPositions(offsets []messageOffset, skip []bool, failed []int) *batchPositions {
+	bp := &batchPositions{}
+	isFailed := make(map[int]bool, len(failed))
+	for _, i := range failed {
+		isFailed[i] = true
+	}
+	for i, m := range offsets {
+		switch {
+		case m.offset == nil || skip[i]:
+		case isFailed[i]:
+			bp.add(&bp.failed, m.stream, m.offset)
+		default:
+			bp.add(&bp.written, m.stream, m.offset)
+		}
+	}
+	return bp
 }
 
 // converter returns the converter of a message of row kind k.
