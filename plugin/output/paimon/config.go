@@ -42,6 +42,7 @@ const (
 	fieldCTPrimaryKeys   = "primary_keys"
 	fieldRowKind         = "row_kind"
 	fieldSourcePosition  = "source_position"
+	fieldTableIdle       = "table_idle_timeout"
 	fieldSPStream        = "stream"
 	fieldSPOffset        = "offset"
 	fieldCTOptions       = "options"
@@ -80,6 +81,14 @@ type Config struct {
 	// CommitUser is the commitUser of every snapshot this output writes;
 	// never empty (DefaultCommitUser when the field is left empty).
 	CommitUser string
+	// CommitUserSet says commit_user was given; else each table routed
+	// to takes DefaultCommitUser of its own name and Label.
+	CommitUserSet bool
+	// Label is the output's label ("" when unlabelled).
+	Label string
+	// Route names the table per message when database or table are
+	// interpolated (route.go); nil for the one table of Table.
+	Route *Route
 	// Batching is the Benthos batch policy the constructor returns.
 	Batching service.BatchPolicy
 	// MaxInFlight is how many batches may be converted and written at once.
@@ -95,6 +104,9 @@ type Config struct {
 	// source, for exactly-once delivery from sources that replay; nil
 	// without it.
 	SourcePosition *SourcePosition
+	// CDCFormat is cdc_format: the envelope messages carry their changes
+	// in; empty for native messages (one row each, of kind RowKind).
+	CDCFormat string
 }
 
 // SourcePosition is the source_position object: the stream a message comes
@@ -307,7 +319,7 @@ func ConfigSpec() *service.ConfigSpec {
 		Version("0.1.0").
 		Summary("Appends messages as rows to an Apache Paimon table on a local disk or S3, committing one snapshot per group of batches and acknowledging messages only after the commit.").
 		Description(outputDescription).
-		Fields(config.TableFields()...).
+		Fields(config.RoutedTableFields()...).
 		Fields(
 			createTableField(),
 			service.NewInterpolatedStringField(fieldRowKind).
@@ -346,6 +358,12 @@ func ConfigSpec() *service.ConfigSpec {
 					"A message that fails holds its stream's position back until it is committed, so a crash meanwhile "+
 					"writes the messages after it once more.").
 				Optional().
+				Advanced(),
+			service.NewDurationField(fieldTableIdle).
+				Description("With an interpolated `table` or `database`: a table without batches for this long has its "+
+					"committer and maintenance stopped and its state dropped, so that memory stays bounded with many "+
+					"tables; its next message opens it again. 0 keeps every table open.").
+				Default("10m").
 				Advanced(),
 			service.NewStringField(fieldCommitUser).
 				Description("The `commitUser` recorded in every snapshot this output commits. Paimon identifies a commit by "+
@@ -576,9 +594,10 @@ let prk = $ct.primary_keys.or([])
 let bucket = $ct.bucket.or(-1)
 let opts = $ct.options.or({})
 let okeys = $opts.keys()
+let routed = this.table.or("").contains("${!") || this.database.or("").contains("${!")
 root = [
-  if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 { "create_table.schema is required when create_table.enabled is true" },
-  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
+  if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 && !$routed { "create_table.schema is required when create_table.enabled is true" },
+  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 && !$routed { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
   if $prk.length() > 0 && $bucket <= 0 { "create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet" },
   if $prk.length() != $prk.unique().length() { "create_table.primary_keys has duplicates" },
   if $bucket == -1 && $bks.length() > 0 { "create_table.bucket_key needs a positive create_table.bucket; with bucket -1 (bucket-unaware) there is nothing to hash into" },
@@ -605,21 +624,35 @@ root = [
 func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	var c Config
 	var err error
-	if c.Table, err = config.ParseTable(conf); err != nil {
+	var routed bool
+	if c.Table, routed, err = config.ParseTableTemplate(conf); err != nil {
 		return c, err
 	}
-	if c.CreateTable, err = parseCreateTable(conf.Namespace(fieldCreateTable)); err != nil {
+	if routed {
+		c.Route = &Route{}
+		if c.Route.Database, err = conf.FieldInterpolatedString(config.FieldDatabase); err != nil {
+			return c, err
+		}
+		if c.Route.Table, err = conf.FieldInterpolatedString(config.FieldTable); err != nil {
+			return c, err
+		}
+		if c.Route.IdleTimeout, err = conf.FieldDuration(fieldTableIdle); err != nil {
+			return c, err
+		}
+	}
+	if c.CreateTable, err = parseCreateTable(conf.Namespace(fieldCreateTable), routed); err != nil {
 		return c, err
 	}
 	if c.CommitUser, err = conf.FieldString(fieldCommitUser); err != nil {
 		return c, err
 	}
+	if res := conf.Resources(); res != nil {
+		c.Label = res.Label()
+	}
 	if c.CommitUser = strings.TrimSpace(c.CommitUser); c.CommitUser == "" {
-		label := ""
-		if res := conf.Resources(); res != nil {
-			label = res.Label()
-		}
-		c.CommitUser = DefaultCommitUser(c.Table, label)
+		c.CommitUser = DefaultCommitUser(c.Table, c.Label)
+	} else {
+		c.CommitUserSet = true
 	}
 	if c.Batching, err = conf.FieldBatchPolicy(fieldBatching); err != nil {
 		return c, err
@@ -629,6 +662,11 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.MaxInFlight < 1 {
 		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
+	}
+	if routed && c.MaxInFlight == DefaultMaxInFlight {
+		// Any table routed to may have primary keys, which need batches in
+		// order; the default counts as unset.
+		c.MaxInFlight = 1
 	}
 	if conf.Contains(fieldSourcePosition) {
 		sp := &SourcePosition{}
@@ -702,7 +740,10 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	return c, nil
 }
 
-func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
+// parseCreateTable reads create_table. For a routed table (table or
+// database interpolated) the schema may be left out: each table is then
+// created from its first message and validated then (createSpec).
+func parseCreateTable(conf *service.ParsedConfig, routed bool) (CreateTable, error) {
 	var ct CreateTable
 	var err error
 	if ct.Enabled, err = conf.FieldBool(fieldCTEnabled); err != nil {
@@ -761,6 +802,9 @@ func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
 	}
 	if ct.Options, err = conf.FieldStringMap(fieldCTOptions); err != nil {
 		return ct, err
+	}
+	if routed && len(ct.Fields) == 0 {
+		return ct, nil
 	}
 	return ct, ct.Validate()
 }

@@ -220,7 +220,7 @@ maintenance: { enabled: false, table_metrics: false }
 				return o.WriteBatch(ctx, service.MessageBatch(msgs))
 			}
 			recorded := func(o *paimonOutput) string {
-				s, err := o.connection().tbl.Snapshots().LatestOfUser(ctx, o.conf.CommitUser)
+				s, err := o.staticSink().tbl.Snapshots().LatestOfUser(ctx, o.conf.CommitUser)
 				if err != nil || s == nil {
 					t.Fatalf("latest snapshot: %v %v", s, err)
 				}
@@ -273,7 +273,7 @@ maintenance: { enabled: false, table_metrics: false }
 			if got := recorded(o); got != `{"s":"7","t":"0"}` {
 				t.Fatalf("after the replay: %s", got)
 			}
-			tbl, err := lakecore.NewCatalog(o.connection().tbl.FileIO()).OpenTable(ctx, "default", "t")
+			tbl, err := lakecore.NewCatalog(o.staticSink().tbl.FileIO()).OpenTable(ctx, "default", "t")
 			if err != nil {
 				t.Fatal(err)
 			}
