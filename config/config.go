@@ -67,7 +67,7 @@ func RoutedTableFields() []*service.ConfigField {
 	return []*service.ConfigField{
 		WarehouseField(),
 		service.NewInterpolatedStringField(FieldDatabase).
-			Description("The database (namespace) of the table; its directory is `<database>.db` in the warehouse. "+
+			Description("The database (namespace) of the table; its directory is `<database>.db` in the warehouse. " +
 				"It may be interpolated per message, as `table` may.").
 			Default(DefaultDatabase),
 		service.NewInterpolatedStringField(FieldTable).
