@@ -8,10 +8,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 )
 
@@ -89,4 +92,39 @@ func fieldTypes(ev cdcformat.Event) []string {
 		out[i] = f.Name + " " + f.Type.String()
 	}
 	return out
+}
+
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// render prints a converted lakecore value the way the expectations above
+// are written, as Paimon's tests print rows: decimals and timestamps as
+// text, bytes as a list of byte values, TIME as milliseconds of the day.
+func render(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case types.Decimal:
+		return x.String()
+	case types.Date:
+		return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02")
+	case types.Timestamp:
+		s := time.UnixMilli(x.Millis).Add(time.Duration(x.NanoOfMilli)).UTC().Format("2006-01-02T15:04:05.999999999")
+		return s
+	case types.Time:
+		return strconv.FormatInt(int64(x), 10)
+	case []byte:
+		parts := make([]string, len(x))
+		for i, c := range x {
+			parts[i] = strconv.Itoa(int(c))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }
