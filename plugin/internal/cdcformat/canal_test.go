@@ -8,7 +8,6 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
-	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 func TestCanalEvents(t *testing.T) {
@@ -152,24 +151,12 @@ func TestCanalAllTypes(t *testing.T) {
 	if len(ev.Changes) != 2 {
 		t.Fatalf("changes: %s", show(ev.Changes))
 	}
-	c, err := rowconv.NewConverter(ev.Fields, rowconv.ConvertOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rows [][]string
 	for _, ch := range ev.Changes {
 		if ch.Kind != kv.Insert {
 			t.Errorf("kind %s, want +I", ch.Kind)
 		}
-		vals, _, err := c.Convert(ch.Row)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var r []string
-		for _, v := range vals {
-			r = append(r, render(v))
-		}
-		rows = append(rows, r)
+		rows = append(rows, convert(t, ev.Fields, ch.Row))
 	}
 	// Paimon's expected first row, in field order (geometry columns, which
 	// Paimon renders as GeoJSON, are checked apart below).

@@ -2,6 +2,7 @@ package cdcformat_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 type n = json.Number
@@ -115,8 +117,7 @@ func render(v any) string {
 	case types.Date:
 		return time.Unix(int64(x)*86400, 0).UTC().Format("2006-01-02")
 	case types.Timestamp:
-		s := time.UnixMilli(x.Millis).Add(time.Duration(x.NanoOfMilli)).UTC().Format("2006-01-02T15:04:05.999999999")
-		return s
+		return x.Time().UTC().Format("2006-01-02T15:04:05.999999999")
 	case types.Time:
 		return strconv.FormatInt(int64(x), 10)
 	case []byte:
@@ -127,4 +128,39 @@ func render(v any) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+// product is a row of the products table of Paimon's fixtures.
+func product(k kv.RowKind, id, name, desc, weight string, more ...any) cdcformat.Change {
+	return change(k, append([]any{"id", n(id), "name", name, "description", desc, "weight", n(weight)}, more...)...)
+}
+
+// convert converts a decoded row with rowconv to fields, rendering each
+// value.
+func convert(t *testing.T, fields []types.DataField, row map[string]any) []string {
+	t.Helper()
+	c, err := rowconv.NewConverter(fields, rowconv.ConvertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, _, err := c.Convert(row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = render(v)
+	}
+	return out
+}
+
+func parse(t testing.TB, b []byte) any {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

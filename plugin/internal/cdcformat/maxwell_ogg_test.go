@@ -8,10 +8,6 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 )
 
-func product(k kv.RowKind, id, name, desc, weight string, more ...any) cdcformat.Change {
-	return change(k, append([]any{"id", n(id), "name", name, "description", desc, "weight", n(weight)}, more...)...)
-}
-
 // Paimon's maxwell-data-3 fixture: insert, delete of "data", an update whose
 // "old" has the changed column only (merged over "data" for the -D row).
 func TestMaxwellEvents(t *testing.T) {
