@@ -62,8 +62,9 @@ type Event struct {
 	// OGG table split at its first "." into database and table.
 	Database, Table string
 	// PrimaryKeys as the envelope names them: Debezium payload "pkNames" (the
-	// field Paimon reads; the Kafka key is not part of the value), Canal
-	// pkNames, Maxwell primary_key_columns, OGG primary_keys. Nil otherwise.
+	// field Paimon reads; Debezium's own key columns are in the Kafka record
+	// key, see DebeziumKeyFields), Canal pkNames, Maxwell
+	// primary_key_columns, OGG primary_keys. Nil otherwise.
 	PrimaryKeys []string
 	// Fields are the column types when the envelope carries them (Debezium
 	// with a schema, Canal with mysqlType), in envelope order, mapped as
@@ -269,43 +270,51 @@ func jsonType(v any) string {
 }
 
 // objectKeyOrder returns the keys, in document order, of the object that is
-// the top-level field key of the JSON object data; nil when there is none.
-// Go maps drop the order that Canal's mysqlType gives the columns in.
+// the top-level field key of the JSON object data (of data itself when key
+// is ""); nil when there is none. Go maps drop the order that Canal's
+// mysqlType gives the columns in.
 func objectKeyOrder(data []byte, key string) []string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
+	}
+	if key == "" {
+		return objectKeys(dec)
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil
 		}
-		name, _ := t.(string)
-		if name != key {
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
+		if name, _ := t.(string); name == key {
+			if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 				return nil
 			}
-			continue
+			return objectKeys(dec)
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
 			return nil
 		}
-		var keys []string
-		for dec.More() {
-			t, err := dec.Token()
-			if err != nil {
-				return nil
-			}
-			k, _ := t.(string)
-			keys = append(keys, k)
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return nil
-			}
-		}
-		return keys
 	}
 	return nil
+}
+
+// objectKeys reads the rest of an object whose '{' dec has just read and
+// returns its keys in order; nil on a syntax error.
+func objectKeys(dec *json.Decoder) []string {
+	keys := []string{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return keys
 }

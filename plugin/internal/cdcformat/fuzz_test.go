@@ -27,6 +27,11 @@ func fuzzDecode(f *testing.F, format cdcformat.Format, dir string, extra ...stri
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if format == cdcformat.Debezium {
+			if _, err := cdcformat.DebeziumKeyFields(data); err != nil && !errors.Is(err, cdcformat.ErrInvalidEnvelope) {
+				t.Fatalf("key error %v does not wrap ErrInvalidEnvelope", err)
+			}
+		}
 		ev, err := cdcformat.Decode(format, data)
 		if err != nil {
 			if !errors.Is(err, cdcformat.ErrInvalidEnvelope) {
@@ -53,7 +58,9 @@ func fuzzDecode(f *testing.F, format cdcformat.Format, dir string, extra ...stri
 	})
 }
 
+// FuzzDecodeDebezium also reads each input as a record key.
 func FuzzDecodeDebezium(f *testing.F) {
+	f.Add([]byte(`{"schema":{"type":"struct","fields":[{"type":"int32","field":"id"}]},"payload":{"id":1}}`))
 	fuzzDecode(f, cdcformat.Debezium, "debezium",
 		`{"schema":{"fields":[{"field":"after","fields":[{"field":"v","type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"}}]}]},"payload":{"op":"u","before":{"v":"AQ=="},"after":{"v":"/w=="}}}`,
 		`{"schema":{"fields":[{"field":"before","fields":[{"field":"t","type":"int64","name":"io.debezium.time.NanoTime"},{"field":"s","type":"struct","name":"io.debezium.data.VariableScaleDecimal"}]}]},"payload":{"op":"d","before":{"t":1,"s":{"scale":1,"value":"AA=="}}}}`)
