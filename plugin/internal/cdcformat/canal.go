@@ -211,15 +211,22 @@ func (r reasonError) Error() string { return string(r) }
 
 // value converts one Canal value of the column (see decodeCanal).
 func (c canalColumn) value(v any) (any, error) {
-	s, ok := v.(string)
-	if !ok {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		// Canal sends text; a producer that sends numbers gets the same
+		// conversions, Paimon taking every value's toString.
+		s = string(x)
+	default:
 		return v, nil
 	}
 	switch {
 	case c.short == "ENUM":
 		idx, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return s, nil
+			return v, nil
 		}
 		labels := mysqlLabels(c.mysqlType, len("enum('"))
 		if idx < 1 || idx > len(labels) {
@@ -257,11 +264,11 @@ func (c canalColumn) value(v any) (any, error) {
 		case "0", "f", "false", "n", "no":
 			return false, nil
 		}
-		return s, nil
+		return v, nil
 	case (c.typ.Kind == types.KindVarBinary || c.typ.Kind == types.KindBinary) && !mysqlIsBit(c.short):
 		return base64.StdEncoding.EncodeToString(latin1Bytes(s)), nil
 	}
-	return s, nil
+	return v, nil
 }
 
 // mysqlLabels splits "enum('x','y')" (skip is the length of "enum('") into

@@ -224,6 +224,8 @@ func TestCanalValues(t *testing.T) {
 		{"blob", `"日本"`, "5pel5pys"}, // beyond Latin-1: UTF-8 bytes
 		{"bit(10)", `"7"`, "7"},
 		{"int(11)", `12`, n("12")},
+		{"tinyint(1)", `1`, true}, // numbers get the conversions too
+		{"enum('a','b')", `2`, "b"},
 		{"varchar(5)", `null`, nil},
 	}
 	for _, tt := range tests {

@@ -204,6 +204,7 @@ func TestDebeziumValues(t *testing.T) {
 		{col("bytes", "org.apache.kafka.connect.data.Decimal", `{"scale":"2","connect.decimal.precision":"10"}`), `"BNI="`, "12.34", "DECIMAL(10, 2)"},
 		{col("bytes", "org.apache.kafka.connect.data.Decimal", `{"scale":"0"}`), `"/w=="`, "-1", "DECIMAL(20, 0)"},
 		{col("bytes", "org.apache.kafka.connect.data.Decimal", `{"scale":"3","connect.decimal.precision":"5"}`), `"AA=="`, "0.000", "DECIMAL(5, 3)"},
+		{col("bytes", "org.apache.kafka.connect.data.Decimal", `{"scale":"1","connect.decimal.precision":"5"}`), `"-12.5"`, "-12.5", "DECIMAL(5, 1)"}, // not base64: decimal text
 		{col("bytes", "org.apache.kafka.connect.data.Decimal", `{"scale":"2","connect.decimal.precision":"40"}`), `12345678901234567890123456789012345678.25`, "12345678901234567890123456789012345678.25", "STRING"},
 		{col("struct", "io.debezium.data.VariableScaleDecimal", ""), `{"scale":3,"value":"AeI="}`, "0.482", "STRING"},
 		{col("int32", "io.debezium.time.Date", ""), `-1`, "1969-12-31", "DATE"},

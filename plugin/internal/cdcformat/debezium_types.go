@@ -325,7 +325,8 @@ func floorDiv(a, b int64) int64 {
 // connectDecimal decodes a Kafka Connect Decimal: a JSON number
 // (decimal.format=numeric) is kept as its exact text; a string is the base64
 // big-endian two's-complement unscaled value (decimal.format=base64), scaled
-// by the schema's "scale" parameter.
+// by the schema's "scale" parameter, or else, if it is not base64, decimal
+// text kept as it is.
 func connectDecimal(v any, scaleText string) (any, string) {
 	switch x := v.(type) {
 	case json.Number:
@@ -339,6 +340,11 @@ func connectDecimal(v any, scaleText string) (any, string) {
 		}
 		b, err := base64.StdEncoding.DecodeString(x)
 		if err != nil {
+			// Not base64: decimal text, which Paimon accepts (it parses
+			// the value's text as a BigDecimal).
+			if isDecimalText(x) {
+				return x, ""
+			}
 			return nil, "Decimal: invalid base64 " + strconv.Quote(short(x))
 		}
 		if len(b) == 0 {
@@ -358,4 +364,38 @@ func short(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// isDecimalText reports whether s is a decimal number: an optional sign,
+// digits with an optional fraction, an optional exponent.
+func isDecimalText(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		start := i
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		}
+		if i == start {
+			return false
+		}
+	}
+	return i == len(s)
 }

@@ -71,3 +71,14 @@ func TestMySQLLabels(t *testing.T) {
 		t.Errorf("short type: %q", got)
 	}
 }
+
+func TestIsDecimalText(t *testing.T) {
+	for s, want := range map[string]bool{
+		"1": true, "-12.5": true, "+.5": true, "1.": true, "1e10": true, "1.2E-3": true,
+		"": false, "-": false, ".": false, "1e": false, "1.2.3": false, "AQ==": false, "0x10": false, " 1": false,
+	} {
+		if got := isDecimalText(s); got != want {
+			t.Errorf("isDecimalText(%q) = %v", s, got)
+		}
+	}
+}
