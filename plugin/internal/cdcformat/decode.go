@@ -24,14 +24,16 @@ const (
 	Ogg      Format = "ogg-json"
 )
 
-// Formats lists the valid formats, in the order errors name them.
-var Formats = []Format{Debezium, Canal, Maxwell, Ogg}
+var formats = [...]Format{Debezium, Canal, Maxwell, Ogg}
+
+// Formats returns the valid formats, in the order errors name them.
+func Formats() []Format { return append([]Format(nil), formats[:]...) }
 
 // ParseFormat returns the format named s (exact spelling); any other name is
 // an error listing the valid ones.
 func ParseFormat(s string) (Format, error) {
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(formats))
+	for i, f := range formats {
 		if string(f) == s {
 			return f, nil
 		}
@@ -107,8 +109,9 @@ func NewDecoder(f Format) (*Decoder, error) {
 	return &Decoder{format: f}, nil
 }
 
-// Decode decodes one message, with the results and errors of the function
-// Decode.
+// Decode decodes one message: the same Event as the function Decode, and an
+// error for the same messages (for a malformed schema, its text may name
+// "schema" where Decode's names the whole message).
 func (d *Decoder) Decode(data []byte) (Event, error) {
 	return decodeBytes(d.format, data, &d.schemas)
 }
@@ -162,7 +165,7 @@ func DecodeValue(f Format, v any) (Event, error) {
 }
 
 func validFormat(f Format) bool {
-	for _, g := range Formats {
+	for _, g := range formats {
 		if f == g {
 			return true
 		}

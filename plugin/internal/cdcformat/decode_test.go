@@ -11,7 +11,7 @@ import (
 )
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range cdcformat.Formats {
+	for _, f := range cdcformat.Formats() {
 		got, err := cdcformat.ParseFormat(string(f))
 		if err != nil || got != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
@@ -30,7 +30,7 @@ func TestParseFormat(t *testing.T) {
 // JSON null carry no changes, and are not errors: Paimon skips them
 // (KafkaDebeziumJsonDeserializationSchema.deserialize).
 func TestTombstone(t *testing.T) {
-	for _, f := range cdcformat.Formats {
+	for _, f := range cdcformat.Formats() {
 		for _, in := range []string{"", "  \n", "null"} {
 			ev, err := cdcformat.Decode(f, []byte(in))
 			if err != nil || !reflect.DeepEqual(ev, cdcformat.Event{}) {

@@ -19,7 +19,7 @@ var formatOfDir = map[string]cdcformat.Format{
 func TestDecoderMatchesDecode(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*/*.txt")
 	decoders := map[cdcformat.Format]*cdcformat.Decoder{}
-	for _, f := range cdcformat.Formats {
+	for _, f := range cdcformat.Formats() {
 		d, err := cdcformat.NewDecoder(f)
 		if err != nil {
 			t.Fatal(err)
