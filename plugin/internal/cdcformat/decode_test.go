@@ -187,3 +187,40 @@ func TestDecodeValueMatchesDecode(t *testing.T) {
 		}
 	}
 }
+
+// isDdl is read as Jackson's asBoolean: true, "true" or a non-zero number.
+func TestCanalIsDdlSpellings(t *testing.T) {
+	for in, ddl := range map[string]bool{`true`: true, `"TRUE"`: true, `1`: true, `0`: false, `"no"`: false, `false`: false, `null`: false} {
+		ev, err := cdcformat.Decode(cdcformat.Canal, []byte(`{"isDdl":`+in+`,"sql":"DROP TABLE t","data":[{"a":"1"}],"type":"INSERT"}`))
+		if err != nil || (ev.DDL != "") != ddl || (len(ev.Changes) == 0) != ddl {
+			t.Errorf("isDdl %s: %+v, %v", in, ev, err)
+		}
+	}
+}
+
+// DecodeValue takes float64 numbers (Benthos with BENTHOS_USE_NUMBER=false)
+// and numeric strings where Debezium's schema wants whole numbers.
+func TestDecodeValueFloats(t *testing.T) {
+	v := map[string]any{
+		"schema": map[string]any{"fields": []any{map[string]any{"field": "after", "fields": []any{
+			map[string]any{"field": "d", "type": "int32", "name": "io.debezium.time.Date"},
+			map[string]any{"field": "ts", "type": "int64", "name": "io.debezium.time.Timestamp"},
+			map[string]any{"field": "p", "type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": map[string]any{"scale": 2.0}},
+		}}}},
+		"payload": map[string]any{"op": "c", "after": map[string]any{"d": 1.0, "ts": "1000", "p": 1.25}},
+	}
+	ev, err := cdcformat.DecodeValue(cdcformat.Debezium, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertChanges(t, ev.Changes, []cdcformat.Change{change(kv.Insert, "d", "1970-01-02", "ts", "1970-01-01T00:00:01.000", "p", "1.25")})
+	if _, err := cdcformat.DecodeValue(cdcformat.Debezium, map[string]any{"payload": map[string]any{"op": "c", "after": map[string]any{}}, "schema": map[string]any{"fields": []any{map[string]any{"field": "after", "fields": []any{map[string]any{"field": "d", "name": "io.debezium.time.Date"}}}}}}); err != nil {
+		t.Errorf("empty after: %v", err)
+	}
+	if _, err := cdcformat.DecodeValue(cdcformat.Debezium, "text"); err == nil || !strings.Contains(err.Error(), "not a JSON object but a string") {
+		t.Errorf("DecodeValue(string) error %v", err)
+	}
+	if _, err := cdcformat.DecodeValue("avro", map[string]any{}); err == nil {
+		t.Error("DecodeValue with an unknown format: no error")
+	}
+}

@@ -52,6 +52,21 @@ func TestDecoderMatchesDecode(t *testing.T) {
 	for _, tt := range errorCases {
 		check(tt.in, tt.f, []byte(tt.in))
 	}
+	// Top-level shapes for the Decoder's own delimiting of the message; a
+	// malformed schema may be reported under another field, so only the
+	// outcome is compared.
+	for _, in := range []string{
+		`{}`, ` { "schema" : null , "payload" : {"op":"c","after":{"a":[1,{"b":"}"}]}} } `,
+		`{"schema":null,"payload":{"op":"c","after":{}},}`, `{"schema" null}`, `{"schema":{"a" 1},"payload":{}}`,
+		`{"sch\u0065ma":null,"payload":{"op":"r","after":{"x":"\"{"}}}`, `{"schema":null,"payload":{"op":"c","after":{}}} x`,
+		`{"schema":"\"","payload":{"op":"c","after":{}}}`, `{"schema":1.2.3,"payload":{}}`, `{"schema":[`, `{"op":"c","after":{},"x":tru}`,
+	} {
+		want, wantErr := cdcformat.Decode(cdcformat.Debezium, []byte(in))
+		got, err := decoders[cdcformat.Debezium].Decode([]byte(in))
+		if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Decoder = %+v, %v; Decode = %+v, %v", in, got, err, want, wantErr)
+		}
+	}
 	if _, err := cdcformat.NewDecoder("json"); err == nil || !strings.Contains(err.Error(), "debezium-json") {
 		t.Errorf("NewDecoder(json) error %v", err)
 	}
