@@ -2,8 +2,6 @@ package cdcformat
 
 import (
 	"bytes"
-	"encoding/json"
-	"io"
 	"strconv"
 )
 
@@ -21,14 +19,9 @@ func DebeziumKeyFields(key []byte) ([]string, error) {
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := parseJSON(trimmed)
+	if err != nil {
 		return nil, envErr(f, "key", "not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, envErr(f, "key", "not valid JSON: data after the top-level value")
 	}
 	if v == nil {
 		return nil, nil

@@ -24,14 +24,16 @@ const (
 	Ogg      Format = "ogg-json"
 )
 
-// Formats lists the valid formats, in the order errors name them.
-var Formats = []Format{Debezium, Canal, Maxwell, Ogg}
+var formats = [...]Format{Debezium, Canal, Maxwell, Ogg}
+
+// Formats returns the valid formats, in the order errors name them.
+func Formats() []Format { return append([]Format(nil), formats[:]...) }
 
 // ParseFormat returns the format named s (exact spelling); any other name is
 // an error listing the valid ones.
 func ParseFormat(s string) (Format, error) {
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(formats))
+	for i, f := range formats {
 		if string(f) == s {
 			return f, nil
 		}
@@ -84,24 +86,69 @@ func Decode(f Format, data []byte) (Event, error) {
 		_, err := ParseFormat(string(f))
 		return Event{}, err
 	}
+	return decodeBytes(f, data, nil)
+}
+
+// Decoder decodes messages of one format like Decode, and keeps the parsed
+// schema of the last Debezium message for the next one: with Kafka
+// Connect's schemas.enable, the schema is most of each message and repeats.
+// It is safe for concurrent use; use one per stream of messages (a table),
+// as a stream of alternating schemas gains nothing.
+type Decoder struct {
+	format  Format
+	schemas schemaCache
+}
+
+// NewDecoder returns a decoder for format f; an unknown format is an error
+// listing the valid ones.
+func NewDecoder(f Format) (*Decoder, error) {
+	if !validFormat(f) {
+		_, err := ParseFormat(string(f))
+		return nil, err
+	}
+	return &Decoder{format: f}, nil
+}
+
+// Decode decodes one message: the same Event as the function Decode, and an
+// error for the same messages (for a malformed schema, its text may name
+// "schema" where Decode's names the whole message).
+func (d *Decoder) Decode(data []byte) (Event, error) {
+	return decodeBytes(d.format, data, &d.schemas)
+}
+
+func decodeBytes(f Format, data []byte, cache *schemaCache) (Event, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return Event{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return Event{}, envErr(f, "", "not valid JSON: %v", err)
+	if f == Debezium && cache != nil {
+		if msg, ok := splitDebezium(trimmed); ok {
+			return decodeDebezium(msg, cache)
+		}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Event{}, envErr(f, "", "not valid JSON: data after the top-level value")
+	v, err := parseJSON(trimmed)
+	if err != nil {
+		return Event{}, envErr(f, "", "not valid JSON: %v", err)
 	}
 	var order []string
 	if f == Canal {
 		order = objectKeyOrder(trimmed, "mysqlType")
 	}
 	return decodeValue(f, v, order)
+}
+
+// parseJSON parses exactly one JSON value, numbers as json.Number.
+func parseJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the top-level value")
+	}
+	return v, nil
 }
 
 // DecodeValue decodes an already parsed message (a map[string]any, as
@@ -118,7 +165,7 @@ func DecodeValue(f Format, v any) (Event, error) {
 }
 
 func validFormat(f Format) bool {
-	for _, g := range Formats {
+	for _, g := range formats {
 		if f == g {
 			return true
 		}
@@ -136,7 +183,7 @@ func decodeValue(f Format, v any, canalOrder []string) (Event, error) {
 	}
 	switch f {
 	case Debezium:
-		return decodeDebezium(root)
+		return decodeDebezium(root, nil)
 	case Canal:
 		return decodeCanal(root, canalOrder)
 	case Maxwell:

@@ -32,3 +32,20 @@ func BenchmarkDecodeDebeziumNoSchema(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecoderDebezium is BenchmarkDecodeDebezium through a Decoder,
+// which parses the repeated schema once.
+func BenchmarkDecoderDebezium(b *testing.B) {
+	msg := lines(b, "debezium/schema-alltype.txt")[0]
+	d, err := cdcformat.NewDecoder(cdcformat.Debezium)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

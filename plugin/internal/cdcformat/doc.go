@@ -10,6 +10,12 @@
 // format/canal/CanalFieldParser.java, format/maxwell/MaxwellRecordParser.java,
 // format/ogg/OggRecordParser.java and mysql/MySqlTypeUtils.java.
 //
+// Decode is a function of the message alone; DecodeValue takes a message
+// already parsed. A Decoder decodes like Decode and caches the parsed
+// Debezium schema that Kafka Connect repeats in every message, several times
+// faster on such streams. DebeziumKeyFields reads the key columns from a
+// Debezium record key.
+//
 // # Row kinds
 //
 // Paimon never emits -U/+U from these formats. Every parser turns an update

@@ -3,6 +3,7 @@ package cdcformat_test
 import (
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
@@ -10,8 +11,9 @@ import (
 )
 
 // fuzzDecode seeds the corpus with every line of testdata/<dir> and checks
-// that Decode never panics, that its errors wrap ErrInvalidEnvelope, and that
-// a successful decode has only +I / -D changes with rows.
+// that Decode never panics, that its errors wrap ErrInvalidEnvelope, that a
+// successful decode has only +I / -D changes with rows, and that a Decoder
+// (reused across inputs, so its cache is exercised) agrees with Decode.
 func fuzzDecode(f *testing.F, format cdcformat.Format, dir string, extra ...string) {
 	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
 	if err != nil || len(files) == 0 {
@@ -26,6 +28,10 @@ func fuzzDecode(f *testing.F, format cdcformat.Format, dir string, extra ...stri
 	for _, s := range extra {
 		f.Add([]byte(s))
 	}
+	decoder, err := cdcformat.NewDecoder(format)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if format == cdcformat.Debezium {
 			if _, err := cdcformat.DebeziumKeyFields(data); err != nil && !errors.Is(err, cdcformat.ErrInvalidEnvelope) {
@@ -33,6 +39,12 @@ func fuzzDecode(f *testing.F, format cdcformat.Format, dir string, extra ...stri
 			}
 		}
 		ev, err := cdcformat.Decode(format, data)
+		// The Decoder's fast path (Debezium: the schema delimited, not
+		// parsed, and cached) must agree; its error may name another field.
+		dev, derr := decoder.Decode(data)
+		if (err == nil) != (derr == nil) || (err == nil && !reflect.DeepEqual(ev, dev)) {
+			t.Fatalf("Decode = %+v, %v\nDecoder.Decode = %+v, %v", ev, err, dev, derr)
+		}
 		if err != nil {
 			if !errors.Is(err, cdcformat.ErrInvalidEnvelope) {
 				t.Fatalf("error %v does not wrap ErrInvalidEnvelope", err)

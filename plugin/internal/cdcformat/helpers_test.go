@@ -164,3 +164,19 @@ func parse(t testing.TB, b []byte) any {
 	}
 	return v
 }
+
+// schemaEvolution3 are the changes of Paimon's schema-evolution fixture
+// number 3, the same rows in each format: insert, delete, an update of the
+// address (the -D row has the old address, whether the format sends the
+// whole old row or only the changed column), insert.
+func schemaEvolution3() [][]cdcformat.Change {
+	return [][]cdcformat.Change{
+		{product(kv.Insert, "105", "hammer", "14oz carpenter's hammer", "0.875", "address", "Shanghai")},
+		{product(kv.Delete, "101", "scooter", "Small 2-wheel scooter", "3.14")},
+		{
+			product(kv.Delete, "105", "hammer", "14oz carpenter's hammer", "0.875", "address", "Shanghai"),
+			product(kv.Insert, "105", "hammer", "14oz carpenter's hammer", "0.875", "address", "Beijing"),
+		},
+		{product(kv.Insert, "107", "rocks", "box of assorted rocks", "5.3")},
+	}
+}
