@@ -25,6 +25,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
@@ -42,6 +43,7 @@ const (
 	fieldCTPrimaryKeys   = "primary_keys"
 	fieldRowKind         = "row_kind"
 	fieldSourcePosition  = "source_position"
+	fieldCDCFormat       = "cdc_format"
 	fieldTableIdle       = "table_idle_timeout"
 	fieldSPStream        = "stream"
 	fieldSPOffset        = "offset"
@@ -106,7 +108,7 @@ type Config struct {
 	SourcePosition *SourcePosition
 	// CDCFormat is cdc_format: the envelope messages carry their changes
 	// in; empty for native messages (one row each, of kind RowKind).
-	CDCFormat string
+	CDCFormat cdcformat.Format
 }
 
 // SourcePosition is the source_position object: the stream a message comes
@@ -335,6 +337,18 @@ func ConfigSpec() *service.ConfigSpec {
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
+			service.NewStringEnumField(fieldCDCFormat, "native", string(cdcformat.Debezium), string(cdcformat.Canal),
+				string(cdcformat.Maxwell), string(cdcformat.Ogg)).
+				Description("The form messages carry their changes in. `native` (the default): the message is the row, "+
+					"its row kind from `row_kind`. The others read a change-data-capture envelope exactly as Paimon's "+
+					"`kafka_sync_table` action does: `debezium-json` (`before`/`after`/`op`, with or without the "+
+					"`schema`/`payload` wrapper; Debezium's decimal, date, time and timestamp encodings decoded by the "+
+					"schema), `canal-json` (`data`/`old`/`type`, several rows per message), `maxwell-json` and "+
+					"`ogg-json`. As in Paimon an update becomes a delete of the old row and an insert of the new one, "+
+					"snapshot reads are inserts, tombstones and DDL events write nothing. A table created from such "+
+					"messages takes its column types and primary keys from the envelope where it carries them "+
+					"(Debezium's schema, Canal's `mysqlType` and `pkNames`). `row_kind` must be empty with an envelope.").
+				Default("native"),
 			service.NewObjectField(fieldSourcePosition,
 				service.NewInterpolatedStringField(fieldSPStream).
 					Description("The stream the message comes from: a Kafka topic and partition, a replication slot, a file. "+
@@ -663,6 +677,13 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	if c.MaxInFlight < 1 {
 		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
 	}
+	if s, err := conf.FieldString(fieldCDCFormat); err != nil {
+		return c, err
+	} else if s != "native" {
+		if c.CDCFormat, err = cdcformat.ParseFormat(s); err != nil {
+			return c, fmt.Errorf("cdc_format: %w", err)
+		}
+	}
 	if routed && c.MaxInFlight == DefaultMaxInFlight {
 		// Any table routed to may have primary keys, which need batches in
 		// order; the default counts as unset.
@@ -709,6 +730,9 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		return c, err
 	}
 	if strings.TrimSpace(s) != "" {
+		if c.CDCFormat != "" {
+			return c, fmt.Errorf("row_kind must be empty with cdc_format %s: the envelope gives each row's kind", c.CDCFormat)
+		}
 		if c.RowKind, err = conf.FieldInterpolatedString(fieldRowKind); err != nil {
 			return c, err
 		}

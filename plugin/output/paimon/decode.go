@@ -6,6 +6,8 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
@@ -18,6 +20,9 @@ type messageValues struct {
 	native  bool
 	kind    kv.RowKind // native: the row kind
 	changes []rawChange
+	// fields are the column types the envelope gives, for the columns
+	// schema evolution adds.
+	fields []types.DataField
 }
 
 // rawChange is one change of a CDC envelope: its kind and its column
@@ -54,13 +59,36 @@ func (v messageValues) convert(st *writeState, msg *service.Message) ([]change, 
 		out = append(out, change{kind: c.kind, row: row})
 	}
 	if len(added) > 0 {
+		for i, c := range added {
+			if j := types.FieldByName(v.fields, c.Name); j >= 0 {
+				added[i].Type = v.fields[j].Type.WithNullable(true)
+			}
+		}
 		return nil, added, nil
 	}
 	return out, nil, nil
 }
 
-// decode reads what every message holds: its row kind (row_kind, or the
-// operation metadata; +I without either) in native form. errs[i] is the
+// decodeEnvelope reads the changes of a CDC envelope.
+func decodeEnvelope(d *cdcformat.Decoder, msg *service.Message) (messageValues, error) {
+	data, err := msg.AsBytes()
+	if err != nil {
+		return messageValues{}, err
+	}
+	ev, err := d.Decode(data)
+	if err != nil {
+		return messageValues{}, err
+	}
+	v := messageValues{changes: make([]rawChange, len(ev.Changes)), fields: ev.Fields}
+	for i, c := range ev.Changes {
+		v.changes[i] = rawChange{kind: c.Kind, value: c.Row}
+	}
+	return v, nil
+}
+
+// decode reads what every message holds: its changes with cdc_format,
+// else its row kind (row_kind, or the operation metadata; +I without
+// either). errs[i] is the
 // error of a message whose row kind or envelope cannot be read; in native
 // form its kind is +I then, which an append table takes (the caller
 // decides).
@@ -70,6 +98,10 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 	for i, msg := range batch {
 		if skip != nil && skip[i] {
 			values[i].skip = true
+			continue
+		}
+		if k.decoder != nil {
+			values[i], errs[i] = decodeEnvelope(k.decoder, msg)
 			continue
 		}
 		values[i].native = true

@@ -11,6 +11,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
@@ -152,7 +153,7 @@ func (o *paimonOutput) sinkFor(ctx context.Context, n tableName, part service.Me
 		conf.CommitUser = DefaultCommitUser(conf.Table, o.conf.Label)
 	}
 	conf.Maintenance.TableMetrics = false // the gauges describe one table
-	ct, err := createSpec(o.conf.CreateTable, part[0])
+	ct, err := createSpec(o.conf.CreateTable, o.conf.CDCFormat, part[0])
 	if err == nil {
 		slot.sink, err = openSink(ctx, cat, conf, ct, o.opts, o.log, o.met)
 	}
@@ -205,10 +206,25 @@ func (o *paimonOutput) closeIdle(ctx context.Context) {
 // createSpec is create_table for a table named per message: the
 // configured one, with the columns and primary keys msg gives where
 // create_table leaves them out, validated as create_table is.
-func createSpec(base CreateTable, msg *service.Message) (CreateTable, error) {
+func createSpec(base CreateTable, format cdcformat.Format, msg *service.Message) (CreateTable, error) {
 	ct := base
 	if !ct.Enabled || len(ct.Fields) > 0 {
 		return ct, nil
+	}
+	var ev *cdcformat.Event
+	if format != "" {
+		data, err := msg.AsBytes()
+		if err != nil {
+			return ct, err
+		}
+		e, err := cdcformat.Decode(format, data)
+		if err != nil {
+			return ct, fmt.Errorf("create the table from its first message: %w", err)
+		}
+		ev = &e
+		if len(ct.PrimaryKeys) == 0 {
+			ct.PrimaryKeys = slices.Clone(e.PrimaryKeys)
+		}
 	}
 	if len(ct.PrimaryKeys) == 0 {
 		if v, ok := msg.MetaGetMut("pk"); ok {
@@ -224,6 +240,13 @@ func createSpec(base CreateTable, msg *service.Message) (CreateTable, error) {
 		if ct.Fields, err = fieldsFromCommonSchema(v); err != nil {
 			return ct, fmt.Errorf("metadata schema: %w", err)
 		}
+	} else if ev != nil && len(ev.Fields) > 0 {
+		ct.Fields = slices.Clone(ev.Fields)
+	} else if ev != nil {
+		if len(ev.Changes) == 0 {
+			return ct, errors.New("create the table from its first message: it has no rows (a tombstone or DDL event) and no schema")
+		}
+		ct.Fields = fieldsFromObject(ev.Changes[0].Row)
 	} else if ct.Fields, err = fieldsFromValues(msg); err != nil {
 		return ct, err
 	}
@@ -253,6 +276,12 @@ func fieldsFromValues(msg *service.Message) ([]types.DataField, error) {
 	if !ok {
 		return nil, fmt.Errorf("create the table from its first message: not a JSON object but %T", v)
 	}
+	return fieldsFromObject(obj), nil
+}
+
+// fieldsFromObject gives each field of obj the type schema evolution
+// would give it, in name order; null fields become STRING.
+func fieldsFromObject(obj map[string]any) []types.DataField {
 	names := make([]string, 0, len(obj))
 	for name := range obj {
 		names = append(names, name)
@@ -266,7 +295,7 @@ func fieldsFromValues(msg *service.Message) ([]types.DataField, error) {
 		}
 		fields = append(fields, types.DataField{Name: name, Type: t})
 	}
-	return fields, nil
+	return fields
 }
 
 // errCommonSchema marks metadata that is not a Benthos common schema.

@@ -20,6 +20,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
@@ -36,6 +37,7 @@ type tableSink struct {
 	seq       *sequenceAllocator
 	committer *groupCommitter
 	maint     *maintainer
+	decoder   *cdcformat.Decoder // nil without cdc_format
 
 	// state is the schema rows are written with and its converter; it is
 	// replaced (under evolveMu) when schema evolution adds columns.
@@ -125,6 +127,12 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 			conf.CommitUser, t, latest.CommitIdentifier, latest.ID)
 	}
 	k := &tableSink{conf: conf, opts: opts, log: log, met: met, tbl: tbl, seq: newSequenceAllocator(tbl)}
+	if conf.CDCFormat != "" {
+		if k.decoder, err = cdcformat.NewDecoder(conf.CDCFormat); err != nil {
+			return nil, err
+		}
+	}
+
 	var onCommit func(*snapshot.Snapshot)
 	if conf.Maintenance.active() {
 		k.maint = newMaintainer(tbl, conf, log, met)
