@@ -54,13 +54,13 @@ func TestOutputBadChanges(t *testing.T) {
 			`{"before":null,"after":{"id":5},"op":"x"}`:         `"op"`,
 			`{"after":{"id":5}}`:                                `"op"`,
 			`{"before":null,"after":{"id":6,"v":"a"},"op":"u"}`: `before`,
-			`[1,2]`:                                             `debezium-json`,
+			`[1,2]`: `debezium-json`,
 		},
 	}, {
 		name: "canal", format: "canal-json",
 		good: []string{`{"data":[{"id":"1","v":"a"},{"id":"2","v":"b"}],"type":"INSERT"}`},
 		bad: map[string]string{
-			`{"type":"INSERT"}`:                  `"data"`,
+			`{"type":"INSERT"}`:                    `"data"`,
 			`{"data":[{"id":"3"}],"type":"MERGE"}`: `"type"`,
 		},
 	}, {
