@@ -30,7 +30,10 @@ import (
 // may name its Paimon type in `paimon_type`), else from the first
 // message's top-level values (rowconv.InferType). Its primary keys are
 // create_table.primary_keys, else the `pk` metadata (comma-separated
-// column names, as pg_cdc sets it). Partition keys, bucket, bucket key and
+// column names, as pg_cdc sets it), else those a CDC envelope names
+// (cdc_format). With cdc_format the columns come from the envelope's
+// schema when there is no `schema` metadata (Debezium's schema, Canal's
+// mysqlType), else from the values of its first row. Partition keys, bucket, bucket key and
 // options are create_table's, the same for every table, except that a
 // table without primary keys or bucket key is bucket-unaware. A table idle for
 // table_idle_timeout has its sink closed (its goroutines stopped and its
@@ -211,6 +214,15 @@ func createSpec(base CreateTable, format cdcformat.Format, msg *service.Message)
 	if !ct.Enabled || len(ct.Fields) > 0 {
 		return ct, nil
 	}
+	if len(ct.PrimaryKeys) == 0 {
+		if v, ok := msg.MetaGetMut("pk"); ok {
+			for _, k := range strings.Split(fmt.Sprint(v), ",") {
+				if k = strings.TrimSpace(k); k != "" {
+					ct.PrimaryKeys = append(ct.PrimaryKeys, k)
+				}
+			}
+		}
+	}
 	var ev *cdcformat.Event
 	if format != "" {
 		data, err := msg.AsBytes()
@@ -224,15 +236,6 @@ func createSpec(base CreateTable, format cdcformat.Format, msg *service.Message)
 		ev = &e
 		if len(ct.PrimaryKeys) == 0 {
 			ct.PrimaryKeys = slices.Clone(e.PrimaryKeys)
-		}
-	}
-	if len(ct.PrimaryKeys) == 0 {
-		if v, ok := msg.MetaGetMut("pk"); ok {
-			for _, k := range strings.Split(fmt.Sprint(v), ",") {
-				if k = strings.TrimSpace(k); k != "" {
-					ct.PrimaryKeys = append(ct.PrimaryKeys, k)
-				}
-			}
 		}
 	}
 	var err error
