@@ -118,6 +118,7 @@ func (tt *testTable) merged(id int64) map[int64]string {
 // kvMsg is one message of a primary-key test table.
 type kvMsg struct {
 	snapshot  int64
+	partition string
 	bucket    int64
 	kind, op  string
 	k         int64
@@ -131,13 +132,17 @@ func decodeKV(t testing.TB, m *service.Message) kvMsg {
 	t.Helper()
 	g := decode(t, m)
 	var r struct {
-		K int64
-		V string
+		K  int64
+		V  string
+		ID *int64 // append test tables (eventsSchema): id is the key
 	}
 	if err := json.Unmarshal([]byte(g.Row), &r); err != nil {
 		t.Fatal(err)
 	}
-	out := kvMsg{snapshot: g.Snapshot, bucket: g.Bucket, k: r.K, v: r.V, file: g.File, pos: g.Pos}
+	if r.ID != nil {
+		r.K = *r.ID
+	}
+	out := kvMsg{snapshot: g.Snapshot, partition: g.Partition, bucket: g.Bucket, k: r.K, v: r.V, file: g.File, pos: g.Pos}
 	if v, ok := m.MetaGetMut("paimon_row_kind"); ok {
 		out.kind, _ = v.(string)
 	}
