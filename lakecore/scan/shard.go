@@ -60,30 +60,6 @@ func FileShard(name string, count int) int {
 	return int(h.Sum32() % uint32(count))
 }
 
-// unawareBucket reports whether the table has no buckets at schema id: an
-// append table with bucket = -1. Cached like the key-value rules.
-func (p *Planner) unawareBucket(ctx context.Context, id int64) (bool, error) {
-	p.mu.Lock()
-	u, ok := p.unaware[id]
-	p.mu.Unlock()
-	if ok {
-		return u, nil
-	}
-	s, err := p.schemas.Get(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	n, err := s.Opts().Bucket()
-	if err != nil {
-		return false, err
-	}
-	u = n == -1 && len(s.PrimaryKeys) == 0
-	p.mu.Lock()
-	p.unaware[id] = u
-	p.mu.Unlock()
-	return u, nil
-}
-
 // shardSplits keeps the splits (or, without buckets, the files) of a plan
 // of snap that belong to shard, in place; a split left without files is
 // dropped. A nil shard keeps everything.
@@ -91,13 +67,13 @@ func (p *Planner) shardSplits(ctx context.Context, snap int64, schemaID int64, s
 	if shard == nil || shard.Count == 1 {
 		return splits, nil
 	}
-	unaware, err := p.unawareBucket(ctx, schemaID)
+	rules, err := p.rules(ctx, schemaID)
 	if err != nil {
 		return nil, fmt.Errorf("shard plan of snapshot %d of %s: %w", snap, p.tablePath, err)
 	}
 	out := splits[:0]
 	for _, sp := range splits {
-		if !unaware {
+		if !rules.unaware {
 			if shard.OwnsBucket(sp.Bucket) {
 				out = append(out, sp)
 			}

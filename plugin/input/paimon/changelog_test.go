@@ -8,15 +8,12 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -27,23 +24,9 @@ const kvSchema = "ROW<k BIGINT, v STRING>"
 // temporary warehouse.
 func newPKTestTable(t testing.TB, options map[string]string) *testTable {
 	t.Helper()
-	ctx := context.Background()
-	wh := t.TempDir()
-	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.CreateTable(ctx, "default", "events", lakecore.TableSpec{
+	return createTable(t, t.TempDir(), lakecore.TableSpec{
 		Fields: types.MustParse(kvSchema).Fields, PrimaryKeys: []string{"k"}, Options: options,
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tt := &testTable{t: t, warehouse: wh, tbl: tbl}
-	o := commit.OptionsFromSchema(tbl.Schema(), "input-test")
-	o.Now = func() time.Time { return snapshotTime(tt.commits.Load()) }
-	tt.committer = commit.New(tbl.FileIO(), tbl.Path(), o)
-	return tt
 }
 
 // change is one change of a primary-key test table.
@@ -71,12 +54,7 @@ func (tt *testTable) writeChanges(changes ...change) *snapshot.Snapshot {
 	if err != nil {
 		tt.t.Fatal(err)
 	}
-	tt.commits.Add(1)
-	s, err := tt.committer.Commit(ctx, tt.id.Add(1), msgs)
-	if err != nil {
-		tt.t.Fatal(err)
-	}
-	return s
+	return tt.commit(msgs)
 }
 
 // randomChanges returns n changes to keys below keys from the state
