@@ -1,8 +1,8 @@
 // Package input is the Benthos `paimon` batch input: it tails an Apache
-// Paimon append table snapshot by snapshot with Paimon's scan modes, emits
-// one structured message per row (plugin/internal/rowconv), and keeps its
-// progress in the table as a consumer file that advances only past fully
-// acknowledged snapshots.
+// Paimon table (append or primary-key, whole or one shard of it) snapshot
+// by snapshot with Paimon's scan modes, emits one structured message per
+// row (plugin/internal/rowconv), and keeps its progress in the table as a
+// consumer file that advances only past fully acknowledged snapshots.
 //
 // Files: config.go (the config spec and ParseConfig), filter.go
 // (partition_filter), input.go (registration, Connect/ReadBatch/Close,
@@ -149,7 +149,7 @@ func (c Config) Consumer() string {
 }
 
 const inputDescription = `
-Reads an https://paimon.apache.org[Apache Paimon^] append table the way Paimon's streaming source does: snapshot by
+Reads an https://paimon.apache.org[Apache Paimon^] table the way Paimon's streaming source does: snapshot by
 snapshot in id order, emitting the rows of the data files each ` + "`APPEND`" + ` snapshot added (and, with
 ` + "`read_overwrite`" + `, each ` + "`OVERWRITE`" + ` snapshot), then waiting ` + "`discovery_interval`" + ` for the next one.
 ` + "`COMPACT`" + ` snapshots only rewrite existing rows and are skipped, so compaction never duplicates data downstream.

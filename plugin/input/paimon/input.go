@@ -200,6 +200,7 @@ func (in *Input) Connect(ctx context.Context) error {
 	}
 	if c.Shard.Count > 1 {
 		o.Shard = &c.Shard
+		in.log.Infof("paimon input on %s: reading shard %d of %d (shards 0 to %d)", c.Table, c.Shard.Index, c.Shard.Count, c.Shard.Count-1)
 	}
 	if !c.Changelog {
 		if err := checkLatestValues(s); err != nil {
