@@ -130,10 +130,12 @@ func TestShardsTailTogether(t *testing.T) {
 		name    string
 		pk      bool
 		options map[string]string
+		extra   string
 	}{
-		{"append unaware-bucket", false, nil},
-		{"append fixed-bucket", false, map[string]string{"bucket": "5", "bucket-key": "id"}},
-		{"primary-key", true, map[string]string{"bucket": "5", "changelog-producer": "input"}},
+		{"append unaware-bucket", false, nil, ""},
+		{"append fixed-bucket", false, map[string]string{"bucket": "5", "bucket-key": "id"}, ""},
+		{"primary-key", true, map[string]string{"bucket": "5", "changelog-producer": "input"}, ""},
+		{"primary-key, latest values", true, map[string]string{"bucket": "5", "changelog-producer": "input"}, "changelog: false\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var tt *testTable
@@ -161,7 +163,7 @@ func TestShardsTailTogether(t *testing.T) {
 			write(0, 30)
 			write(1, 30)
 			// The shards tail in their goroutines while this one commits.
-			st := startShards(t, tt, n, "")
+			st := startShards(t, tt, n, tc.extra)
 			for s := 2; s < 12; s++ {
 				write(s, 25)
 			}
@@ -216,6 +218,9 @@ func TestShardsTailTogether(t *testing.T) {
 				union := map[int64]string{}
 				for i, msgs := range st.msgs {
 					for _, m := range msgs {
+						if tc.extra != "" && m.kind == "-U" {
+							t.Fatalf("shard %d: -U with changelog: false: %+v", i, m)
+						}
 						if o, ok := owner[m.k]; ok && o != i {
 							t.Fatalf("key %d read by shards %d and %d", m.k, o, i)
 						}
