@@ -381,6 +381,25 @@ input:
 output:
   stdout: {}
 `).
+		Example("Latest values into a key-value store, three processes",
+			"Each of three processes reads a third of a primary-key table's buckets and gets an upsert stream: "+
+				"the latest value of each changed key per snapshot (`+I`/`+U`), or its deletion (`-D`, operation `delete`). "+
+				"The three run one config with `index` set per process (usually `${SHARD_INDEX}`); each keeps its consumer "+
+				"`orders-to-kv-shard-<index>-of-3`.",
+			`
+input:
+  paimon:
+    warehouse: s3://lake/warehouse
+    database: shop
+    table: orders
+    consumer_id: orders-to-kv
+    changelog: false
+    shard:
+      count: 3
+      index: 0 # 1 and 2 in the other processes
+output:
+  stdout: {}
+`).
 		Example("Copy a table",
 			"Copies every row of one table into another, preserving types; progress survives restarts.",
 			`
