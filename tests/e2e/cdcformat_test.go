@@ -143,6 +143,8 @@ input:
   file:
     paths: [ %s ]
     scanner: { lines: {} }
+pipeline:
+  threads: 1 # more threads may reorder batches, and the order of a key's changes matters
 output:
   paimon:
     warehouse: %s
@@ -175,6 +177,8 @@ output:
 			var mu sync.Mutex
 			replay := map[int64]cdcRow{}
 			tail := service.NewStreamBuilder()
+			tail.SetThreads(1) // more pipeline threads may reorder batches, and the order of a key's changes matters
+	tail.SetThreads(1) // more pipeline threads may reorder batches, and the order of a key's changes matters
 			if err := tail.AddInputYAML(fmt.Sprintf(`
 paimon:
     warehouse: %s

@@ -331,9 +331,10 @@ func ConfigSpec() *service.ConfigSpec {
 					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
 					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
 					"inserts only: a message whose row kind is not an insert fails alone. Changes to a key are applied "+
-					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1), "+
-					"and a batch that fails and is delivered again lands after the batches written meanwhile, so a "+
-					"source that can replay should give a `sequence.field` (a position or timestamp column).").
+					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1); "+
+					"set `pipeline.threads: 1` so that Benthos' processor threads do not reorder batches before they "+
+					"arrive. A batch that fails and is delivered again lands after the batches written meanwhile, so a "+
+					"source that can replay should set `source_position` or give a `sequence.field`.").
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
