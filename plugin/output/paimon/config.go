@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/bloblang"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
@@ -44,6 +45,7 @@ const (
 	fieldRowKind         = "row_kind"
 	fieldSourcePosition  = "source_position"
 	fieldCDCFormat       = "cdc_format"
+	fieldBefore          = "before"
 	fieldTableIdle       = "table_idle_timeout"
 	fieldSPStream        = "stream"
 	fieldSPOffset        = "offset"
@@ -109,6 +111,9 @@ type Config struct {
 	// CDCFormat is cdc_format: the envelope messages carry their changes
 	// in; empty for native messages (one row each, of kind RowKind).
 	CDCFormat cdcformat.Format
+	// Before is the before mapping: the row before an update of a native
+	// message (written as -U ahead of the +U); nil without it.
+	Before *bloblang.Executor
 }
 
 // SourcePosition is the source_position object: the stream a message comes
@@ -338,6 +343,16 @@ func ConfigSpec() *service.ConfigSpec {
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
+			service.NewBloblangField(fieldBefore).
+				Description("For native messages of a primary-key table: a mapping that gives the row as it was before an "+
+					"update (`+U`), written as a `-U` ahead of the update. Tables whose readers need the old values "+
+					"want it: `changelog-producer: input` (the changelog then holds `-U`/`+U` pairs, as Flink's "+
+					"updates do) and `aggregation` (a `-U` retracts the old value from sums and counts). A mapping "+
+					"that gives null or deletes the root writes no `-U`. CDC inputs put the old row in metadata "+
+					"(`pg_cdc`: `before` under REPLICA IDENTITY FULL).").
+				Examples(`root = @before`, `root = this.before`).
+				Optional().
+				Advanced(),
 			service.NewStringEnumField(fieldCDCFormat, "native", string(cdcformat.Debezium), string(cdcformat.Canal),
 				string(cdcformat.Maxwell), string(cdcformat.Ogg)).
 				Description("The form messages carry their changes in. `native` (the default): the message is the row, "+
@@ -683,6 +698,14 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	} else if s != "native" {
 		if c.CDCFormat, err = cdcformat.ParseFormat(s); err != nil {
 			return c, fmt.Errorf("cdc_format: %w", err)
+		}
+	}
+	if conf.Contains(fieldBefore) {
+		if c.CDCFormat != "" {
+			return c, fmt.Errorf("before: not with cdc_format %s, whose envelope carries the old row", c.CDCFormat)
+		}
+		if c.Before, err = conf.FieldBloblang(fieldBefore); err != nil {
+			return c, err
 		}
 	}
 	if routed && c.MaxInFlight == DefaultMaxInFlight {

@@ -122,6 +122,43 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 			continue
 		}
 		values[i].kind = kind
+		if kind == kv.UpdateAfter && k.conf.Before != nil {
+			values[i], errs[i] = k.withBefore(batch, i)
+		}
 	}
 	return values, errs
+}
+
+// withBefore is message i, an update, as a -U of the row the before
+// mapping gives and the +U of the message; as the +U alone when the
+// mapping gives nothing.
+func (k *tableSink) withBefore(batch service.MessageBatch, i int) (messageValues, error) {
+	native := messageValues{native: true, kind: kv.UpdateAfter}
+	res, err := batch.BloblangQuery(i, k.conf.Before)
+	if err != nil {
+		return native, fmt.Errorf("before: %w", err)
+	}
+	if res == nil {
+		return native, nil // deleted root: no old row
+	}
+	old, err := res.AsStructured()
+	if err != nil {
+		return native, fmt.Errorf("before: %w", err)
+	}
+	if old == nil {
+		return native, nil
+	}
+	oldRow, ok := old.(map[string]any)
+	if !ok {
+		return native, fmt.Errorf("before: the mapping gave %T, not an object", old)
+	}
+	cur, err := batch[i].AsStructured()
+	if err != nil {
+		return native, &rowconv.ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: rowconv.ErrNotObject}
+	}
+	curRow, ok := cur.(map[string]any)
+	if !ok {
+		return native, &rowconv.ConvertError{Msg: fmt.Sprintf("message is not a JSON object but %T", cur), Err: rowconv.ErrNotObject}
+	}
+	return messageValues{changes: []rawChange{{kind: kv.UpdateBefore, value: oldRow}, {kind: kv.UpdateAfter, value: curRow}}}, nil
 }

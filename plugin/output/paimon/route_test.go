@@ -79,3 +79,43 @@ maintenance: { enabled: false }
 		}
 	}
 }
+
+// TestOutputBeforeRetracts: with the before mapping an update of an
+// aggregation table is a -U of the old row, which the sum retracts, then
+// the +U; without it the sum counts both.
+func TestOutputBeforeRetracts(t *testing.T) {
+	for _, c := range []struct {
+		before string
+		want   string
+	}{{"before: root = @before", "[1 7]"}, {"", "[1 12]"}} {
+		o := openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+%s
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: total, type: BIGINT }
+  primary_keys: [ id ]
+  bucket: 1
+  options: { merge-engine: aggregation, fields.total.aggregate-function: sum }
+maintenance: { enabled: false }
+`, t.TempDir(), c.before))
+		ins := service.NewMessage([]byte(`{"id":1,"total":5}`))
+		ins.MetaSetMut("operation", "insert")
+		upd := service.NewMessage([]byte(`{"id":1,"total":7}`))
+		upd.MetaSetMut("operation", "update")
+		upd.MetaSetMut("before", map[string]any{"id": 1, "total": 5})
+		ctx := context.Background()
+		for _, m := range []*service.Message{ins, upd} { // two batches: two commits
+			if err := o.WriteBatch(ctx, service.MessageBatch{m}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := o.staticSink().tbl.ReadAll(ctx, 0)
+		if err != nil || len(rows) != 1 || fmt.Sprint(rows[0]) != c.want {
+			t.Errorf("%q: rows %v %v, want %s", c.before, rows, err, c.want)
+		}
+	}
+}
