@@ -178,7 +178,7 @@ output:
 			replay := map[int64]cdcRow{}
 			tail := service.NewStreamBuilder()
 			tail.SetThreads(1) // more pipeline threads may reorder batches, and the order of a key's changes matters
-	tail.SetThreads(1) // more pipeline threads may reorder batches, and the order of a key's changes matters
+			tail.SetThreads(1) // more pipeline threads may reorder batches, and the order of a key's changes matters
 			if err := tail.AddInputYAML(fmt.Sprintf(`
 paimon:
     warehouse: %s
