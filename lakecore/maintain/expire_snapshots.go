@@ -91,18 +91,24 @@ func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Ti
 	if c.cleanEmptyDirs, err = o.SnapshotCleanEmptyDirectories(); err != nil {
 		return c, err
 	}
-	// ExpireConfig.changelogDecoupled: Java then keeps the delta manifests
-	// and APPEND data files of expired snapshots for changelog/changelog-N
-	// files, which lakecore does not write.
-	decoupled := false
-	for _, k := range []string{"changelog.num-retained.max", "changelog.num-retained.min"} {
-		if v, ok := o.Get(k); ok {
+	// ExpireConfig.changelogDecoupled (CoreOptions.changelogLifecycleDecoupled):
+	// Java then turns each expired snapshot into a changelog/changelog-N
+	// file, keeps its delta manifests and (with changelog-producer none)
+	// its APPEND data files, and expires those with ExpireChangelogImpl.
+	// lakecore does not write changelog-N files, so it refuses rather than
+	// delete what Java would keep.
+	var longer []string
+	for _, k := range []struct {
+		key  string
+		snap int
+	}{{"changelog.num-retained.max", c.retainMax}, {"changelog.num-retained.min", c.retainMin}} {
+		if v, ok := o.Get(k.key); ok {
 			n, err := parseInt(v)
 			if err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrInvalidOptions, k, v, err)
+				return c, fmt.Errorf("%w: %s=%q: %v", ErrInvalidOptions, k.key, v, err)
 			}
-			if (k == "changelog.num-retained.max" && n > c.retainMax) || (k == "changelog.num-retained.min" && n > c.retainMin) {
-				decoupled = true
+			if n > k.snap {
+				longer = append(longer, fmt.Sprintf("%s=%d > %d", k.key, n, k.snap))
 			}
 		}
 	}
@@ -111,10 +117,14 @@ func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Ti
 		if err != nil {
 			return c, fmt.Errorf("%w: changelog.time-retained=%q: %v", ErrInvalidOptions, v, err)
 		}
-		decoupled = decoupled || d > timeRetained
+		if d > timeRetained {
+			longer = append(longer, fmt.Sprintf("changelog.time-retained=%s > snapshot.time-retained %s", v, timeRetained))
+		}
 	}
-	if decoupled {
-		return c, fmt.Errorf("%w: the table retains changelogs longer than snapshots (changelog.num-retained.* / changelog.time-retained); expire its snapshots with Java Paimon", ErrUnsupported)
+	if len(longer) > 0 {
+		return c, fmt.Errorf("%w: decoupled changelog retention (%s): Java keeps changelog/changelog-N files for expired snapshots, which lakecore does not write; "+
+			"expire this table with Java Paimon, or remove the changelog.num-retained.min/max and changelog.time-retained options (or set them to the snapshot retention)",
+			ErrUnsupported, strings.Join(longer, ", "))
 	}
 	return c, nil
 }
@@ -147,6 +157,15 @@ func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s))
 //     RemoveOrphanFiles finishes after a crash (expire_journal.go): at
 //     every point where a crash can stop the run, every listed snapshot
 //     keeps all its files.
+//
+// Primary-key tables follow the same rules (SnapshotDeletion does not tell
+// the table kinds apart): a compaction's inputs and a partition drop's
+// files go with the DELETE entries of their snapshot, a level upgrade
+// (DELETE and ADD of one file in one delta) keeps its file, the changelog
+// files of every expired snapshot (changelog-producer input, lookup,
+// full-compaction) go with it, and deletion-vector and dynamic-bucket hash
+// index files go when the index manifest of snapshot end (and of the tags
+// in the range) no longer lists them.
 //
 // A manifest that cannot be read only keeps files (as in Java): the run
 // goes on. Files that cannot be deleted are counted in the Report and the
