@@ -10,7 +10,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,6 +23,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -249,6 +252,268 @@ func TestInteropJavaReadsAfterMaintenance(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("maintenance after Java")
+		})
+	}
+}
+
+// pkExpireSpec is a pk-write spec (tests/interop/README.md, "Primary-key
+// tables") of random changes to (p, id) -> v, or id -> v when unpartitioned:
+// -U before +U as a CDC source sends them, deletes, and a full compaction
+// after every fourth commit.
+func pkExpireSpec(t *testing.T, options map[string]string, partitioned bool, commits int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(21, uint64(commits)))
+	type key struct{ p, id int }
+	state := map[key]string{}
+	row := func(k key, v string) []any {
+		if partitioned {
+			return []any{k.p, k.id, v}
+		}
+		return []any{k.id, v}
+	}
+	type change struct {
+		Kind string `json:"kind"`
+		Row  []any  `json:"row"`
+	}
+	var steps []map[string]any
+	for c := 1; c <= commits; c++ {
+		var changes []change
+		for range 10 {
+			k := key{id: rng.IntN(12)}
+			if partitioned {
+				k.p = 1 + rng.IntN(2)
+			}
+			v := fmt.Sprintf("v%d", rng.IntN(1000))
+			switch old, ok := state[k]; {
+			case !ok:
+				changes = append(changes, change{"+I", row(k, v)})
+				state[k] = v
+			case rng.IntN(4) == 0:
+				changes = append(changes, change{"-D", row(k, old)})
+				delete(state, k)
+			default:
+				changes = append(changes, change{"-U", row(k, old)}, change{"+U", row(k, v)})
+				state[k] = v
+			}
+		}
+		steps = append(steps, map[string]any{"kind": "changes", "changes": changes})
+		if c%4 == 0 {
+			steps = append(steps, map[string]any{"kind": "compact", "full": true})
+		}
+	}
+	spec := map[string]any{
+		"schema":      []map[string]string{{"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}},
+		"primaryKeys": []string{"id"},
+		"options":     options,
+		"commits":     steps,
+	}
+	if partitioned {
+		spec["schema"] = []map[string]string{{"name": "p", "type": "INT NOT NULL"}, {"name": "id", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}}
+		spec["partitionKeys"] = []string{"p"}
+		spec["primaryKeys"] = []string{"p", "id"}
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// TestInteropExpirePKMatchesJava expires copies of primary-key tables with
+// Java's ExpireSnapshotsImpl and with ExpireSnapshots and expects the same
+// files to remain, down to every data, changelog, manifest and index file:
+// Java-written tables with changelog-producer input, lookup and
+// full-compaction, with deletion vectors and with a dynamic bucket (HASH
+// index files), and one written by lakecore's KeyValueWriter (changelog-
+// producer input, lakecore's compactions; partitioned, one partition
+// dropped by ExpirePartitions). Java reads the same rows after our expiry
+// as before.
+func TestInteropExpirePKMatchesJava(t *testing.T) {
+	java := oracle.Java(t, oracle.Paimon1)
+	ctx := context.Background()
+	type tableCase struct {
+		name  string
+		write func(t *testing.T, warehouse string)
+	}
+	javaWrites := func(options map[string]string, partitioned bool) func(t *testing.T, warehouse string) {
+		return func(t *testing.T, warehouse string) {
+			p := filepath.Join(t.TempDir(), "pk.json")
+			if err := os.WriteFile(p, []byte(pkExpireSpec(t, options, partitioned, 10)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			java.Run(t, "pk-write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
+		}
+	}
+	// goWrites writes with lakecore's KeyValueWriter; partitioned, the
+	// table is (dt, id) -> v and its 2020 partition is dropped at the end
+	// by ExpirePartitions (an OVERWRITE snapshot).
+	goWrites := func(partitioned bool) func(t *testing.T, warehouse string) {
+		return func(t *testing.T, warehouse string) {
+			fio, err := storage.NewLocal(warehouse)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := lakecore.TableSpec{
+				Fields:      []types.DataField{{Name: "id", Type: types.IntType().NotNull()}, {Name: "v", Type: types.StringType()}},
+				PrimaryKeys: []string{"id"},
+				Options:     map[string]string{"bucket": "2", "changelog-producer": "input", "num-sorted-run.compaction-trigger": "3"},
+			}
+			if partitioned {
+				spec.Fields = append([]types.DataField{{Name: "dt", Type: types.StringType().NotNull()}}, spec.Fields...)
+				spec.PartitionKeys, spec.PrimaryKeys = []string{"dt"}, []string{"dt", "id"}
+				spec.Options["partition.expiration-time"] = "1 d"
+			}
+			tb, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := tb.NewCommitter("go-writer")
+			rng := rand.New(rand.NewPCG(5, 6))
+			type key struct {
+				dt string
+				id int32
+			}
+			row := func(k key, v string) []any {
+				if partitioned {
+					return []any{k.dt, k.id, v}
+				}
+				return []any{k.id, v}
+			}
+			state := map[key]string{}
+			for i := 1; i <= 10; i++ {
+				w, err := tb.NewKeyValueWriter(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 10 {
+					k := key{id: int32(rng.IntN(12))}
+					if partitioned {
+						k.dt = []string{"2020-01-01", "2999-01-01"}[rng.IntN(2)]
+					}
+					v := fmt.Sprintf("v%d", rng.IntN(1000))
+					old, ok := state[k]
+					var err error
+					switch {
+					case !ok:
+						err = w.Write(ctx, kv.Insert, row(k, v))
+						state[k] = v
+					case rng.IntN(4) == 0:
+						err = w.Write(ctx, kv.Delete, row(k, old))
+						delete(state, k)
+					default:
+						if err = w.Write(ctx, kv.UpdateBefore, row(k, old)); err == nil {
+							err = w.Write(ctx, kv.UpdateAfter, row(k, v))
+						}
+						state[k] = v
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				msgs, err := w.Prepare(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
+					t.Fatal(err)
+				}
+				if i%4 == 0 {
+					if _, err := tb.Compact(ctx, maintain.CompactOptions{Full: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if partitioned {
+				rep, err := tb.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{})
+				if err != nil || len(rep.PartitionsDropped) != 1 {
+					t.Fatalf("expire partitions: %v %v", err, rep)
+				}
+			}
+		}
+	}
+	for _, tc := range []tableCase{
+		{"java input partitioned", javaWrites(map[string]string{"bucket": "2", "changelog-producer": "input"}, true)},
+		{"java lookup", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "lookup"}, false)},
+		{"java full-compaction", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "full-compaction"}, false)},
+		{"java deletion vectors", javaWrites(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "num-sorted-run.compaction-trigger": "3"}, false)},
+		{"java dynamic bucket", javaWrites(map[string]string{"bucket": "-1"}, true)},
+		{"go input", goWrites(false)},
+		{"go input partitioned, a partition dropped", goWrites(true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			template := filepath.Join(t.TempDir(), "w")
+			tc.write(t, template)
+			table := filepath.Join("db.db", "t")
+			rowsBefore := javaRead(t, java, template)
+			var sawChangelog, sawIndex bool
+			for _, f := range fixturetest.ListFiles(t, filepath.Join(template, table)) {
+				sawChangelog = sawChangelog || strings.Contains(f, "/changelog-")
+				sawIndex = sawIndex || strings.HasPrefix(f, "index/")
+			}
+			t.Logf("changelog files: %v, index files: %v", sawChangelog, sawIndex)
+			for _, retainMax := range []int{4, 1} {
+				t.Run(fmt.Sprint("retain-max ", retainMax), func(t *testing.T) {
+					javaW := filepath.Join(t.TempDir(), "w")
+					goW := filepath.Join(t.TempDir(), "w")
+					for _, d := range []string{javaW, goW} {
+						if err := os.CopyFS(d, os.DirFS(template)); err != nil {
+							t.Fatal(err)
+						}
+					}
+					java.Run(t, "expire", "--warehouse", javaW, "--database", "db", "--table", "t", "--retain-max", fmt.Sprint(retainMax))
+					fio, err := storage.NewLocal(goW)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tb, err := lakecore.NewCatalog(fio).OpenTable(ctx, "db", "t")
+					if err != nil {
+						t.Fatal(err)
+					}
+					rep, err := tb.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{RetainMax: retainMax, RetainMin: 1, OlderThan: time.UnixMilli(1)})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rep.SnapshotsExpired == 0 {
+						t.Fatalf("nothing expired: %s", rep)
+					}
+					before := fixturetest.ListFiles(t, filepath.Join(template, table))
+					javaFiles := fixturetest.ListFiles(t, filepath.Join(javaW, table))
+					goFiles := fixturetest.ListFiles(t, filepath.Join(goW, table))
+					if d := diff(javaFiles, goFiles); d != "" {
+						t.Errorf("files after Java's expiry vs ours (%s):%s", rep.Summary(), d)
+					}
+					// Count what went by kind, so that the log (and the checks
+					// below) show the changelog and index cleanup was exercised.
+					gone := map[string]int{}
+					for _, f := range before {
+						if slices.Contains(goFiles, f) {
+							continue
+						}
+						switch base := path.Base(f); {
+						case strings.HasPrefix(f, "index/"):
+							gone["index"]++
+						case strings.HasPrefix(base, "changelog-"):
+							gone["changelog"]++
+						case strings.HasPrefix(base, "data-"):
+							gone["data"]++
+						}
+					}
+					t.Logf("%s; gone: %v", rep.Summary(), gone)
+					if retainMax == 1 && ((sawChangelog && gone["changelog"] == 0) || (sawIndex && gone["index"] == 0) || gone["data"] == 0) {
+						t.Errorf("expiry to the latest snapshot deleted %v: some kind of file the table has was never deleted", gone)
+					}
+					for _, hint := range []string{"EARLIEST", "LATEST"} {
+						a, _ := os.ReadFile(filepath.Join(javaW, table, "snapshot", hint))
+						b, _ := os.ReadFile(filepath.Join(goW, table, "snapshot", hint))
+						if !bytes.Equal(a, b) {
+							t.Errorf("%s: Java %q, ours %q", hint, a, b)
+						}
+					}
+					if got := javaRead(t, java, goW); !slices.Equal(got, rowsBefore) {
+						t.Errorf("Java reads %v after our expiry, %v before", got, rowsBefore)
+					}
+				})
+			}
 		})
 	}
 }
