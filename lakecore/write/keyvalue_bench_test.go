@@ -105,7 +105,7 @@ func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
 				w.DisableCompaction()
 				runtime.GC()
 				sampler := startHeapSampler()
-				start := time.Now()
+				start, cpu := time.Now(), cpuTime()
 				keys := max(total/5, 1)
 				for i := 0; i < total; i++ {
 					// The writer keeps the row until it flushes: a new slice each.
@@ -119,7 +119,7 @@ func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				elapsed := time.Since(start)
+				elapsed, cpu := time.Since(start), cpuTime()-cpu
 				peak := sampler.finish()
 				var files int
 				var records int64
@@ -132,6 +132,7 @@ func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 				b.ReportMetric(float64(peakRSS())/(1<<20), "peak-rss-MiB")
 				b.ReportMetric(float64(total)/elapsed.Seconds(), "rows/s")
+				b.ReportMetric(float64(total)/cpu.Seconds(), "rows/cpu-s")
 				b.ReportMetric(float64(files), "level0-files")
 				b.Logf("%d upserts of %d keys into 4 buckets, write-buffer-size %s: %d level-0 files, %d records, in %v",
 					total, keys, size, files, records, elapsed.Round(time.Millisecond))
