@@ -13,9 +13,10 @@ import (
 // snapshot.time-retained and snapshot.expire.limit. Consumers' positions
 // and tags are respected. The Report's Summary is a one-line result.
 // Primary-key tables are expired too, their changelog and index files
-// included; one whose changelog outlives its snapshots
+// included; when the changelog outlives the snapshots
 // (changelog.num-retained.* or changelog.time-retained above the snapshot
-// retention) wraps maintain.ErrUnsupported.
+// retention) expired snapshots are kept as changelog/changelog-<id> and
+// expired by the changelog retention, as Java's writers do.
 func (t *Table) ExpireSnapshots(ctx context.Context, o maintain.ExpireSnapshotsOptions) (*maintain.Report, error) {
 	return maintain.ExpireSnapshots(ctx, t.fio, t.path, o)
 }

@@ -380,30 +380,112 @@ func equalHistory(a, b pkHistory) bool {
 }
 
 // TestPrimaryKeyExpireDecoupledChangelog: a table whose changelog outlives
-// its snapshots needs changelog/changelog-N files (Java's
-// ExpireChangelogImpl), which lakecore does not write: expiry refuses and
-// names the options, and nothing changes.
+// its snapshots (Java's ExpireConfig.isChangelogDecoupled) keeps each
+// expired snapshot as changelog/changelog-N, byte for byte its snapshot
+// file, with everything its changelog needs: the changelog files and
+// changelog manifests (changelog-producer input), or the level-0 files and
+// the delta manifests (none). The changelogs then expire by their own
+// retention; what the remaining ones refer to is all still there, orphan
+// cleanup keeps it, and the table reads the same.
 func TestPrimaryKeyExpireDecoupledChangelog(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
-		option, value string
-	}{
-		{"changelog.num-retained.max", "100"},
-		{"changelog.num-retained.min", "20"},
-		{"changelog.time-retained", "7 d"},
-	} {
-		t.Run(c.option, func(t *testing.T) {
-			tbl := createPKTable(t, map[string]string{"bucket": "1", "changelog-producer": "input", c.option: c.value})
-			writePKCommits(t, tbl, 4, nil)
+	for _, producer := range []string{"input", "none"} {
+		t.Run(producer, func(t *testing.T) {
+			tbl := createPKTable(t, map[string]string{
+				"bucket": "2", "changelog-producer": producer,
+				"snapshot.num-retained.max": "3", "snapshot.num-retained.min": "1",
+				"changelog.num-retained.max": "6", "changelog.num-retained.min": "1",
+			})
+			want := writePKCommits(t, tbl, 9, nil)
 			dir := tableDir(t, tbl)
-			before := fixturetest.ListFiles(t, dir)
-			_, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{RetainMax: 1, RetainMin: 1, OlderThan: time.Now().Add(time.Minute)})
-			if !errors.Is(err, maintain.ErrUnsupported) || !strings.Contains(err.Error(), c.option) {
-				t.Fatalf("err = %v, want ErrUnsupported naming %s", err, c.option)
+			ids, err := tbl.Snapshots().ListIDs(ctx)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if after := fixturetest.ListFiles(t, dir); !slices.Equal(after, before) {
-				t.Errorf("files changed by a refused expiry")
+			latest := ids[len(ids)-1]
+			snapshotFiles := map[int64][]byte{}
+			for _, id := range ids {
+				if snapshotFiles[id], err = os.ReadFile(filepath.Join(dir, "snapshot", fmt.Sprint("snapshot-", id))); err != nil {
+					t.Fatal(err)
+				}
 			}
+			// Every snapshot counts as young: the counts decide.
+			rep, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{OlderThan: time.UnixMilli(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Snapshots [latest-2, latest] stay; the changelogs made of
+			// [1, latest-3] keep the last 6 ids counted from latest, of
+			// which latest-5 .. latest-3 are changelogs.
+			if rep.SnapshotsExpired != int(latest-3) || rep.ChangelogsExpired != int(latest-6) {
+				t.Fatalf("expired %d snapshots and %d changelogs, want %d and %d: %s", rep.SnapshotsExpired, rep.ChangelogsExpired, latest-3, latest-6, rep.Summary())
+			}
+			cm := snapshot.NewChangelogManager(tbl.FileIO(), tbl.Path())
+			clIDs, err := cm.ListIDs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(clIDs, []int64{latest - 5, latest - 4, latest - 3}) {
+				t.Fatalf("changelogs %v, want %d..%d", clIDs, latest-5, latest-3)
+			}
+			for hint, id := range map[string]int64{"LATEST": latest - 3, "EARLIEST": latest - 5} {
+				if b, err := os.ReadFile(filepath.Join(dir, "changelog", hint)); err != nil || string(b) != fmt.Sprint(id) {
+					t.Errorf("changelog/%s = %q %v, want %d", hint, b, err, id)
+				}
+			}
+			r := manifest.NewReader(tbl.FileIO(), tbl.Path(), manifest.ReaderOptions{})
+			onDisk := filesOnDisk(t, dir)
+			for _, id := range clIDs {
+				b, err := os.ReadFile(filepath.Join(dir, "changelog", fmt.Sprint("changelog-", id)))
+				if err != nil || !slices.Equal(b, snapshotFiles[id]) {
+					t.Errorf("changelog-%d is not the bytes of snapshot-%d (%v)", id, id, err)
+				}
+				c, err := cm.Get(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// What the changelog is read from must all be there.
+				lists := []manifest.List{manifest.DeltaList(c)}
+				if producer == "input" {
+					lists = nil
+					if l, ok := manifest.ChangelogList(c); ok {
+						lists = append(lists, l)
+					}
+				}
+				for _, l := range lists {
+					metas, err := r.ReadList(ctx, l)
+					if err != nil {
+						t.Fatalf("changelog %d: %v", id, err)
+					}
+					for i := range metas {
+						entries, err := r.ReadManifest(ctx, &metas[i])
+						if err != nil {
+							t.Fatalf("changelog %d: %v", id, err)
+						}
+						for _, e := range entries {
+							if e.Kind == manifest.FileKindAdd && !onDisk.data[e.File.FileName] {
+								t.Errorf("changelog %d: file %s was deleted", id, e.File.FileName)
+							}
+						}
+					}
+				}
+			}
+			// Long-lived changelogs are roots for orphan cleanup.
+			old := time.Now().Add(-48 * time.Hour)
+			for _, p := range fixturetest.ListFiles(t, dir) {
+				if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			orep, err := tbl.RemoveOrphanFiles(ctx, maintain.RemoveOrphanFilesOptions{DryRun: true})
+			if err != nil || len(orep.Removed) != 0 {
+				t.Errorf("orphan cleanup after expiry: %v, would remove %v", err, orep.Removed)
+			}
+			rows, err := tbl.ReadAll(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRows(t, rows, want)
 		})
 	}
 }

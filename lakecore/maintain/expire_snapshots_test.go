@@ -377,9 +377,9 @@ func TestExpireSnapshotsInvalidOptions(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrInvalidOptions", name, err)
 		}
 	}
-	h2 := newHistory(t, map[string]string{"changelog.num-retained.max": "100", "snapshot.num-retained.max": "10"})
-	if _, err := maintain.ExpireSnapshots(context.Background(), h2.fio, h2.path, maintain.ExpireSnapshotsOptions{}); !errors.Is(err, maintain.ErrUnsupported) {
-		t.Errorf("decoupled changelog: err = %v, want ErrUnsupported", err)
+	h2 := newHistory(t, map[string]string{"changelog.num-retained.max": "5", "changelog.num-retained.min": "20"})
+	if _, err := maintain.ExpireSnapshots(context.Background(), h2.fio, h2.path, maintain.ExpireSnapshotsOptions{}); !errors.Is(err, maintain.ErrInvalidOptions) {
+		t.Errorf("changelog max below min: err = %v, want ErrInvalidOptions", err)
 	}
 }
 

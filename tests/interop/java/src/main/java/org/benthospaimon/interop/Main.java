@@ -21,6 +21,7 @@ import org.apache.paimon.options.Options;
  * plan      --warehouse W --database D --table T [--snapshot N] [--filter EXPR]
  * write     --warehouse W --database D --table T --spec FILE
  * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
+ * expire-table --warehouse W --database D --table T   (the writer's expiry with the table's options)
  * snapshots --warehouse W --database D --table T
  * pk-write  --warehouse W --database D --table T --spec FILE        (primary-key spec, {@link PkWriter})
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
@@ -107,6 +108,12 @@ public final class Main {
                     int n = Writer.expire(c, ident(flags), Math.toIntExact(longFlag(flags, "retain-max", true)),
                             min == null ? 1 : Math.toIntExact(min));
                     out.println("{\"expired\":" + n + "}");
+                }
+                return;
+            case "expire-table":
+                allow(flags, "warehouse", "database", "table");
+                try (Catalog c = catalog(flags)) {
+                    out.println(Writer.expireTable(c, ident(flags)));
                 }
                 return;
             case "snapshots":
@@ -212,7 +219,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|snapshots|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|snapshots|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
 import org.apache.paimon.catalog.Catalog;
@@ -254,6 +255,21 @@ final class Writer {
                         .snapshotTimeRetain(Duration.ofMillis(Long.MAX_VALUE))
                         .build())
                 .expire();
+    }
+
+    /**
+     * What a Java writer runs after each commit (AbstractFileStoreTable.newExpireRunnable), with the table's own
+     * options: ExpireSnapshotsImpl, then ExpireChangelogImpl when the changelog outlives the snapshots
+     * (CoreOptions.changelogLifecycleDecoupled). Unlike {@link #expire}, this honours changelog.num-retained.* and
+     * changelog.time-retained, keeping expired snapshots as changelog/changelog-N.
+     */
+    static String expireTable(Catalog catalog, Identifier id) throws Exception {
+        FileStoreTable t = (FileStoreTable) catalog.getTable(id);
+        CoreOptions o = t.coreOptions();
+        ExpireConfig cfg = o.expireConfig();
+        int snapshots = t.newExpireSnapshots().config(cfg).expire();
+        int changelogs = o.changelogLifecycleDecoupled() ? t.newExpireChangelog().config(cfg).expire() : 0;
+        return "{\"expired\":" + snapshots + ",\"changelogsExpired\":" + changelogs + "}";
     }
 
     /**
