@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"strconv"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -79,6 +81,19 @@ func (e *expirer) expireChangelogs(ctx context.Context) (int, error) {
 func (e *expirer) expireChangelogsUntil(ctx context.Context, cm *snapshot.ChangelogManager, earliest, end int64) (int, error) {
 	t := e.t
 	if end <= earliest {
+		// Nothing expires; Java still writes the hint. lakecore writes it
+		// only when it is not right, which also finishes a run that
+		// crashed before writing it.
+		if e.dryRun {
+			return 0, nil
+		}
+		hint, err := t.fio.ReadFile(ctx, path.Join(cm.Dir(), snapshot.EarliestHint))
+		if err != nil && !errors.Is(err, storage.ErrNotExist) {
+			return 0, err
+		}
+		if string(hint) != strconv.FormatInt(earliest, 10) {
+			return 0, cm.WriteEarliestHint(ctx, earliest)
+		}
 		return 0, nil
 	}
 	var expiring []*snapshot.Snapshot
