@@ -324,6 +324,108 @@ func pkExpireSpec(t *testing.T, options map[string]string, partitioned bool, com
 	return string(data)
 }
 
+// goPK is a primary-key table lakecore writes for the interop tests:
+// (id) -> v, or partitioned (dt, id) -> v, with options (num-sorted-run.
+// compaction-trigger 3 added), 12 commits of 10 random changes (-U before
+// +U, deletes) by the KeyValueWriter, a full compaction after every
+// compactEvery-th commit (0: none) and, partitioned, the 2020 partition
+// dropped by ExpirePartitions at the end (partition.expiration-time 1 d).
+type goPK struct {
+	options      map[string]string
+	partitioned  bool
+	compactEvery int
+	seed         uint64
+}
+
+func goWritesPK(o goPK) func(t *testing.T, warehouse string) {
+	return func(t *testing.T, warehouse string) {
+		ctx := context.Background()
+		fio, err := storage.NewLocal(warehouse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := lakecore.TableSpec{
+			Fields:      []types.DataField{{Name: "id", Type: types.IntType().NotNull()}, {Name: "v", Type: types.StringType()}},
+			PrimaryKeys: []string{"id"},
+			Options:     map[string]string{"num-sorted-run.compaction-trigger": "3"},
+		}
+		for k, v := range o.options {
+			spec.Options[k] = v
+		}
+		if o.partitioned {
+			spec.Fields = append([]types.DataField{{Name: "dt", Type: types.StringType().NotNull()}}, spec.Fields...)
+			spec.PartitionKeys, spec.PrimaryKeys = []string{"dt"}, []string{"dt", "id"}
+			spec.Options["partition.expiration-time"] = "1 d"
+		}
+		tb, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := tb.NewCommitter("go-writer")
+		rng := rand.New(rand.NewPCG(5, 6+o.seed))
+		type key struct {
+			dt string
+			id int32
+		}
+		row := func(k key, v string) []any {
+			if o.partitioned {
+				return []any{k.dt, k.id, v}
+			}
+			return []any{k.id, v}
+		}
+		state := map[key]string{}
+		for i := 1; i <= 12; i++ {
+			w, err := tb.NewKeyValueWriter(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 10 {
+				k := key{id: int32(rng.IntN(12))}
+				if o.partitioned {
+					k.dt = []string{"2020-01-01", "2999-01-01"}[rng.IntN(2)]
+				}
+				v := fmt.Sprintf("v%d", rng.IntN(1000))
+				old, ok := state[k]
+				var err error
+				switch {
+				case !ok:
+					err = w.Write(ctx, kv.Insert, row(k, v))
+					state[k] = v
+				case rng.IntN(4) == 0:
+					err = w.Write(ctx, kv.Delete, row(k, old))
+					delete(state, k)
+				default:
+					if err = w.Write(ctx, kv.UpdateBefore, row(k, old)); err == nil {
+						err = w.Write(ctx, kv.UpdateAfter, row(k, v))
+					}
+					state[k] = v
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			msgs, err := w.Prepare(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
+				t.Fatal(err)
+			}
+			if o.compactEvery > 0 && i%o.compactEvery == 0 {
+				if _, err := tb.Compact(ctx, maintain.CompactOptions{Full: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if o.partitioned {
+			rep, err := tb.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{})
+			if err != nil || len(rep.PartitionsDropped) != 1 {
+				t.Fatalf("expire partitions: %v %v", err, rep)
+			}
+		}
+	}
+}
+
 // TestInteropExpirePKMatchesJava expires copies of primary-key tables with
 // Java's ExpireSnapshotsImpl and with ExpireSnapshots and expects the same
 // files to remain, down to every data, changelog, manifest and index file:
@@ -349,101 +451,14 @@ func TestInteropExpirePKMatchesJava(t *testing.T) {
 			java.Run(t, "pk-write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
 		}
 	}
-	// goWrites writes with lakecore's KeyValueWriter; partitioned, the
-	// table is (dt, id) -> v and its 2020 partition is dropped at the end
-	// by ExpirePartitions (an OVERWRITE snapshot).
-	goWrites := func(partitioned bool) func(t *testing.T, warehouse string) {
-		return func(t *testing.T, warehouse string) {
-			fio, err := storage.NewLocal(warehouse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			spec := lakecore.TableSpec{
-				Fields:      []types.DataField{{Name: "id", Type: types.IntType().NotNull()}, {Name: "v", Type: types.StringType()}},
-				PrimaryKeys: []string{"id"},
-				Options:     map[string]string{"bucket": "2", "changelog-producer": "input", "num-sorted-run.compaction-trigger": "3"},
-			}
-			if partitioned {
-				spec.Fields = append([]types.DataField{{Name: "dt", Type: types.StringType().NotNull()}}, spec.Fields...)
-				spec.PartitionKeys, spec.PrimaryKeys = []string{"dt"}, []string{"dt", "id"}
-				spec.Options["partition.expiration-time"] = "1 d"
-			}
-			tb, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := tb.NewCommitter("go-writer")
-			rng := rand.New(rand.NewPCG(5, 6))
-			type key struct {
-				dt string
-				id int32
-			}
-			row := func(k key, v string) []any {
-				if partitioned {
-					return []any{k.dt, k.id, v}
-				}
-				return []any{k.id, v}
-			}
-			state := map[key]string{}
-			for i := 1; i <= 10; i++ {
-				w, err := tb.NewKeyValueWriter(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for range 10 {
-					k := key{id: int32(rng.IntN(12))}
-					if partitioned {
-						k.dt = []string{"2020-01-01", "2999-01-01"}[rng.IntN(2)]
-					}
-					v := fmt.Sprintf("v%d", rng.IntN(1000))
-					old, ok := state[k]
-					var err error
-					switch {
-					case !ok:
-						err = w.Write(ctx, kv.Insert, row(k, v))
-						state[k] = v
-					case rng.IntN(4) == 0:
-						err = w.Write(ctx, kv.Delete, row(k, old))
-						delete(state, k)
-					default:
-						if err = w.Write(ctx, kv.UpdateBefore, row(k, old)); err == nil {
-							err = w.Write(ctx, kv.UpdateAfter, row(k, v))
-						}
-						state[k] = v
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				msgs, err := w.Prepare(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
-					t.Fatal(err)
-				}
-				if i%4 == 0 {
-					if _, err := tb.Compact(ctx, maintain.CompactOptions{Full: true}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if partitioned {
-				rep, err := tb.ExpirePartitions(ctx, maintain.ExpirePartitionsOptions{})
-				if err != nil || len(rep.PartitionsDropped) != 1 {
-					t.Fatalf("expire partitions: %v %v", err, rep)
-				}
-			}
-		}
-	}
 	for _, tc := range []tableCase{
 		{"java input partitioned", javaWrites(map[string]string{"bucket": "2", "changelog-producer": "input"}, true)},
 		{"java lookup", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "lookup"}, false)},
 		{"java full-compaction", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "full-compaction"}, false)},
 		{"java deletion vectors", javaWrites(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true", "num-sorted-run.compaction-trigger": "3"}, false)},
 		{"java dynamic bucket", javaWrites(map[string]string{"bucket": "-1"}, true)},
-		{"go input", goWrites(false)},
-		{"go input partitioned, a partition dropped", goWrites(true)},
+		{"go input", goWritesPK(goPK{options: map[string]string{"bucket": "2", "changelog-producer": "input"}, compactEvery: 4})},
+		{"go input partitioned, a partition dropped", goWritesPK(goPK{options: map[string]string{"bucket": "2", "changelog-producer": "input"}, compactEvery: 4, partitioned: true})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			template := filepath.Join(t.TempDir(), "w")
@@ -524,10 +539,18 @@ func TestInteropExpirePKMatchesJava(t *testing.T) {
 }
 
 // decoupledRetention keeps 3 snapshots and 7 changelogs, all old enough to
-// expire: the changelog outlives the snapshots.
+// expire: the changelog outlives the snapshots. withRetention adds it to
+// a table's options.
 var decoupledRetention = map[string]string{
 	"snapshot.num-retained.max": "3", "snapshot.num-retained.min": "1", "snapshot.time-retained": "1 ms",
 	"changelog.num-retained.max": "7", "changelog.num-retained.min": "1",
+}
+
+func withRetention(options map[string]string) map[string]string {
+	for k, v := range decoupledRetention {
+		options[k] = v
+	}
+	return options
 }
 
 // TestInteropExpireDecoupledChangelogMatchesJava: primary-key tables whose
@@ -549,64 +572,6 @@ func TestInteropExpireDecoupledChangelogMatchesJava(t *testing.T) {
 			java.Run(t, "pk-write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
 		}
 	}
-	goWrites := func(producer string) func(t *testing.T, warehouse string) {
-		return func(t *testing.T, warehouse string) {
-			fio, err := storage.NewLocal(warehouse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts := map[string]string{"bucket": "2", "changelog-producer": producer, "num-sorted-run.compaction-trigger": "3"}
-			for k, v := range decoupledRetention {
-				opts[k] = v
-			}
-			tb, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-				Fields:      []types.DataField{{Name: "id", Type: types.IntType().NotNull()}, {Name: "v", Type: types.StringType()}},
-				PrimaryKeys: []string{"id"},
-				Options:     opts,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := tb.NewCommitter("go-writer")
-			rng := rand.New(rand.NewPCG(7, 8))
-			state := map[int32]string{}
-			for i := 1; i <= 12; i++ {
-				w, err := tb.NewKeyValueWriter(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for range 10 {
-					k := int32(rng.IntN(12))
-					v := fmt.Sprintf("v%d", rng.IntN(1000))
-					old, ok := state[k]
-					var err error
-					switch {
-					case !ok:
-						err = w.Write(ctx, kv.Insert, []any{k, v})
-						state[k] = v
-					case rng.IntN(4) == 0:
-						err = w.Write(ctx, kv.Delete, []any{k, old})
-						delete(state, k)
-					default:
-						if err = w.Write(ctx, kv.UpdateBefore, []any{k, old}); err == nil {
-							err = w.Write(ctx, kv.UpdateAfter, []any{k, v})
-						}
-						state[k] = v
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
-				}
-				msgs, err := w.Prepare(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
 	for _, tc := range []struct {
 		name  string
 		write func(t *testing.T, warehouse string)
@@ -615,8 +580,8 @@ func TestInteropExpireDecoupledChangelogMatchesJava(t *testing.T) {
 		{"java lookup", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "lookup"}, false)},
 		{"java none", javaWrites(map[string]string{"bucket": "2"}, false)},
 		{"java none deletion vectors", javaWrites(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, false)},
-		{"go input", goWrites("input")},
-		{"go none", goWrites("none")},
+		{"go input", goWritesPK(goPK{options: withRetention(map[string]string{"bucket": "2", "changelog-producer": "input"}), seed: 7})},
+		{"go none", goWritesPK(goPK{options: withRetention(map[string]string{"bucket": "2", "changelog-producer": "none"}), seed: 7})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			template := filepath.Join(t.TempDir(), "w")

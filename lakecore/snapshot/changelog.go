@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -51,22 +50,7 @@ func (m *ChangelogManager) ListIDs(ctx context.Context) ([]int64, error) {
 
 // Get reads changelog-<id>; a missing one wraps ErrSnapshotNotFound.
 func (m *ChangelogManager) Get(ctx context.Context, id int64) (*Snapshot, error) {
-	p := m.Path(id)
-	data, err := m.fio.ReadFile(ctx, p)
-	if errors.Is(err, storage.ErrNotExist) {
-		return nil, fmt.Errorf("read changelog %s: %w: %w", p, ErrSnapshotNotFound, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read changelog %s: %w", p, err)
-	}
-	s, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("read changelog %s: %w", p, err)
-	}
-	if s.ID != id {
-		return nil, fmt.Errorf("read changelog %s: %w: the file holds id %d", p, ErrInvalidSnapshot, s.ID)
-	}
-	return s, nil
+	return readSnapshotFile(ctx, m.fio, "changelog", m.Path(id), id)
 }
 
 // Commit writes changelog-<id> with data, the JSON of snapshot id
@@ -77,19 +61,11 @@ func (m *ChangelogManager) Commit(ctx context.Context, id int64, data []byte) er
 	if err := m.fio.WriteFile(ctx, p, data); err != nil {
 		return fmt.Errorf("write changelog %s: %w", p, err)
 	}
-	return m.writeHint(ctx, LatestHint, id)
+	return writeHint(ctx, m.fio, m.Dir(), LatestHint, id)
 }
 
 // WriteEarliestHint writes the EARLIEST hint of the changelog directory
 // (commitLongLivedChangelogEarliestHint).
 func (m *ChangelogManager) WriteEarliestHint(ctx context.Context, id int64) error {
-	return m.writeHint(ctx, EarliestHint, id)
-}
-
-func (m *ChangelogManager) writeHint(ctx context.Context, name string, id int64) error {
-	p := m.Dir() + "/" + name
-	if err := m.fio.WriteFile(ctx, p, []byte(strconv.FormatInt(id, 10))); err != nil {
-		return fmt.Errorf("write hint %s: %w", p, err)
-	}
-	return nil
+	return writeHint(ctx, m.fio, m.Dir(), EarliestHint, id)
 }
