@@ -642,3 +642,102 @@ func TestInteropExpireDecoupledChangelogMatchesJava(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropRemoveOrphanFilesPKMatchesJava plants orphans (a data file
+// and a changelog file in a bucket directory, a manifest, an index file,
+// stray files in snapshot/ and changelog/) into copies of primary-key
+// tables, all files old, and cleans one copy with Java's
+// LocalOrphanFilesClean and one with RemoveOrphanFiles: the same files
+// remain, every file of a snapshot, tag or long-lived changelog among
+// them (deletion-vector and hash index files, changelog files, the
+// manifests a changelog-N keeps), and Java reads the same rows.
+func TestInteropRemoveOrphanFilesPKMatchesJava(t *testing.T) {
+	java := oracle.Java(t, oracle.Paimon1)
+	ctx := context.Background()
+	javaWrites := func(options map[string]string, setOptions map[string]string) func(t *testing.T, warehouse string) {
+		return func(t *testing.T, warehouse string) {
+			p := filepath.Join(t.TempDir(), "pk.json")
+			if err := os.WriteFile(p, []byte(pkExpireSpec(t, options, false, 12, setOptions)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			java.Run(t, "pk-write", "--warehouse", warehouse, "--database", "db", "--table", "t", "--spec", p)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// write builds the table; expire, when set, runs Java's writer
+		// expiry on it first, leaving long-lived changelogs.
+		write  func(t *testing.T, warehouse string)
+		expire bool
+	}{
+		{"java deletion vectors", javaWrites(map[string]string{"bucket": "2", "deletion-vectors.enabled": "true"}, nil), false},
+		{"java dynamic bucket", javaWrites(map[string]string{"bucket": "-1"}, nil), false},
+		{"java lookup, decoupled changelog expired", javaWrites(map[string]string{"bucket": "1", "changelog-producer": "lookup"}, decoupledRetention), true},
+		{"java none, decoupled changelog expired", javaWrites(map[string]string{"bucket": "2"}, decoupledRetention), true},
+		{"go input, decoupled changelog expired", goWritesPK(goPK{options: withRetention(map[string]string{"bucket": "2", "changelog-producer": "input"}), compactEvery: 4}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			template := filepath.Join(t.TempDir(), "w")
+			tc.write(t, template)
+			if tc.expire {
+				java.Run(t, "expire-table", "--warehouse", template, "--database", "db", "--table", "t")
+			}
+			table := filepath.Join(template, "db.db", "t")
+			bucketDir := ""
+			for _, f := range fixturetest.ListFiles(t, table) {
+				if strings.HasPrefix(path.Base(path.Dir(f)), "bucket-") {
+					bucketDir = path.Dir(f)
+					break
+				}
+			}
+			for _, p := range []string{
+				path.Join(bucketDir, "data-00000000-orphan-0.parquet"),
+				path.Join(bucketDir, "changelog-00000000-orphan-0.parquet"),
+				"manifest/manifest-00000000-orphan-0",
+				"index/index-00000000-orphan-0",
+				"snapshot/.snapshot-99.00000000.tmp",
+				"changelog/.changelog-99.00000000.tmp",
+			} {
+				mustWrite(t, filepath.Join(table, filepath.FromSlash(p)), "orphan")
+			}
+			setOld(t, table, time.Now().Add(-48*time.Hour))
+			rowsBefore := javaRead(t, java, template)
+			before := fixturetest.ListFiles(t, table)
+
+			javaW := filepath.Join(t.TempDir(), "w")
+			goW := filepath.Join(t.TempDir(), "w")
+			for _, d := range []string{javaW, goW} {
+				if err := os.CopyFS(d, os.DirFS(template)); err != nil {
+					t.Fatal(err)
+				}
+				setOld(t, filepath.Join(d, "db.db", "t"), time.Now().Add(-48*time.Hour))
+			}
+			olderThan := time.Now().Add(-24 * time.Hour)
+			out := java.Run(t, "remove-orphans", "--warehouse", javaW, "--database", "db", "--table", "t", "--older-than-millis", fmt.Sprint(olderThan.UnixMilli()))
+			fio, err := storage.NewLocal(goW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tb, err := lakecore.NewCatalog(fio).OpenTable(ctx, "db", "t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := tb.RemoveOrphanFiles(ctx, maintain.RemoveOrphanFilesOptions{OlderThan: olderThan})
+			if err != nil {
+				t.Fatal(err)
+			}
+			javaFiles := fixturetest.ListFiles(t, filepath.Join(javaW, "db.db", "t"))
+			goFiles := fixturetest.ListFiles(t, filepath.Join(goW, "db.db", "t"))
+			t.Logf("Java %s; ours removed %d of %d files", strings.TrimSpace(out), len(rep.Removed), len(before))
+			if d := diff(javaFiles, goFiles); d != "" {
+				t.Errorf("files after Java's orphan cleanup vs ours:%s", d)
+			}
+			if len(rep.Removed) != 6 {
+				t.Errorf("removed %v, want the 6 planted orphans", rep.Removed)
+			}
+			if got := javaRead(t, java, goW); !slices.Equal(got, rowsBefore) {
+				t.Errorf("Java reads %v after our cleanup, %v before", got, rowsBefore)
+			}
+		})
+	}
+}

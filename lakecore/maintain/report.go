@@ -203,8 +203,10 @@ func (r *Report) Summary() string {
 	}
 	switch r.Operation {
 	case OpExpireSnapshots:
-		if r.SnapshotsExpired == 0 {
+		if r.SnapshotsExpired == 0 && r.ChangelogsExpired == 0 {
 			b.WriteString("nothing to expire")
+		} else if r.SnapshotsExpired == 0 {
+			fmt.Fprintf(&b, "no snapshot to expire, %s %s and %s", verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
 		} else {
 			e := "expired"
 			if r.DryRun {

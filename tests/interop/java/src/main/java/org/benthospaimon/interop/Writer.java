@@ -26,6 +26,8 @@ import org.apache.paimon.consumer.ConsumerManager;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
+import org.apache.paimon.operation.CleanOrphanFilesResult;
+import org.apache.paimon.operation.LocalOrphanFilesClean;
 import org.apache.paimon.options.ExpireConfig;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -270,6 +272,13 @@ final class Writer {
         int snapshots = t.newExpireSnapshots().config(cfg).expire();
         int changelogs = o.changelogLifecycleDecoupled() ? t.newExpireChangelog().config(cfg).expire() : 0;
         return "{\"expired\":" + snapshots + ",\"changelogsExpired\":" + changelogs + "}";
+    }
+
+    /** Java's remove_orphan_files (LocalOrphanFilesClean) for files last modified before olderThanMillis. */
+    static String removeOrphans(Catalog catalog, Identifier id, long olderThanMillis) throws Exception {
+        FileStoreTable t = (FileStoreTable) catalog.getTable(id);
+        CleanOrphanFilesResult r = new LocalOrphanFilesClean(t, olderThanMillis).clean();
+        return "{\"deleted\":" + r.getDeletedFileCount() + "}";
     }
 
     /**
