@@ -75,7 +75,9 @@ func (c *Committer) overwriteChanges(keep func([]byte) bool, adds, changelog []m
 				return out, err
 			}
 			for _, e := range live {
-				if e.Bucket < 0 { // postpone buckets are not overwritten (primary-key tables only)
+				// Bucket -2 holds a postpone table's uncompacted files; only
+				// that table's overwrites drop them.
+				if e.Bucket < 0 && !c.o.PostponeBucket {
 					continue
 				}
 				e.Kind = manifest.FileKindDelete

@@ -89,6 +89,10 @@ type Options struct {
 	// them (ErrSequenceConflict) and that the files of each level above 0
 	// of a bucket do not overlap (ConflictDetection.checkKeyRange).
 	PrimaryKey bool
+	// PostponeBucket marks a table with bucket = -2: Overwrite then also
+	// deletes the files of the postpone bucket (-2), which other tables'
+	// overwrites leave alone (CommitScanner.readOverwriteChanges).
+	PostponeBucket bool
 	// Now is the clock of snapshot timeMillis.
 	Now func() time.Time
 	// OnRetry, when set, is called on the committing goroutine before
@@ -120,6 +124,9 @@ const (
 func OptionsFromSchema(s *schema.TableSchema, user string) Options {
 	o := s.Opts()
 	out := Options{CommitUser: user, PrimaryKey: len(s.PrimaryKeys) > 0}
+	if n, err := o.Bucket(); err == nil && n == -2 {
+		out.PostponeBucket = true
+	}
 	if n, err := o.CommitMaxRetries(); err == nil {
 		out.MaxRetries = n
 		if n == 0 {

@@ -377,3 +377,30 @@ func TestCommitProperties(t *testing.T) {
 		t.Fatalf("recovered commit properties: %v %v", got, err)
 	}
 }
+
+// TestOverwritePostponeBucket: an overwrite leaves the files of bucket -2
+// alone, except on a postpone-bucket table (bucket = -2), whose
+// overwrites drop them too (CommitScanner.readOverwriteChanges).
+func TestOverwritePostponeBucket(t *testing.T) {
+	for _, c := range []struct {
+		postpone bool
+		want     string
+	}{{false, "postponed"}, {true, ""}} {
+		t.Run(fmt.Sprintf("PostponeBucket=%v", c.postpone), func(t *testing.T) {
+			fio := localFIO(t)
+			createTable(t, fio, nil)
+			ctx := context.Background()
+			cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", PostponeBucket: c.postpone})
+			postponed := commit.Message{Partition: part(1), Bucket: -2, TotalBuckets: -2, NewFiles: []manifest.DataFileMeta{file("postponed", 2)}}
+			if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("compacted", 1)), postponed}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cm.Overwrite(ctx, 2, [][]byte{part(1)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(names(live(t, fio)), ","); got != c.want {
+				t.Errorf("live after dropping p=1: %q, want %q", got, c.want)
+			}
+		})
+	}
+}
