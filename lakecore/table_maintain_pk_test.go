@@ -717,3 +717,43 @@ func TestPrimaryKeyExpireJavaIndexFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestPartitionStatsSortedRuns: each level-0 file of a bucket is a sorted
+// run, each higher level one; a full compaction leaves one.
+func TestPartitionStatsSortedRuns(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "v", Type: types.StringType()}},
+		PrimaryKeys: []string{"k"},
+		Options:     map[string]string{"bucket": "1", "write-only": "true"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func() int {
+		t.Helper()
+		s, err := tbl.Snapshots().Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := tbl.PartitionStats(ctx, s)
+		if err != nil || len(stats) != 1 {
+			t.Fatalf("stats %v %v", stats, err)
+		}
+		return stats[0].SortedRunsMax
+	}
+	writePKCommits(t, tbl, 3, nil) // write-only: no compaction, three level-0 files
+	if got := runs(); got != 3 {
+		t.Fatalf("after 3 commits: %d sorted runs, want 3", got)
+	}
+	if _, err := tbl.Compact(ctx, maintain.CompactOptions{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := runs(); got != 1 {
+		t.Fatalf("after a full compaction: %d sorted runs, want 1", got)
+	}
+}
