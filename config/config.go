@@ -61,6 +61,24 @@ func TableFields() []*service.ConfigField {
 	return []*service.ConfigField{WarehouseField(), DatabaseField(), TableField(), S3Field()}
 }
 
+// RoutedTableFields is TableFields for a plugin that names its table per
+// message (ParseTableTemplate): database and table take interpolations.
+func RoutedTableFields() []*service.ConfigField {
+	return []*service.ConfigField{
+		WarehouseField(),
+		service.NewInterpolatedStringField(FieldDatabase).
+			Description("The database (namespace) of the table; its directory is `<database>.db` in the warehouse. " +
+				"It may be interpolated per message, as `table` may.").
+			Default(DefaultDatabase),
+		service.NewInterpolatedStringField(FieldTable).
+			Description("The table name; its directory is `<database>.db/<table>` in the warehouse. An interpolation "+
+				"(`${! @table }`) names each message's table, so that one output writes many tables (a database sync).").
+			Examples("events", "${! @table }", `${! json("source.table") }`).
+			LintRule(`root = if this.trim() == "" { [ "table must not be empty" ] }`),
+		S3Field(),
+	}
+}
+
 // WarehouseField is the required `warehouse` field.
 func WarehouseField() *service.ConfigField {
 	return service.NewStringField(FieldWarehouse).
@@ -154,6 +172,53 @@ func ParseTable(conf *service.ParsedConfig) (Table, error) {
 		}
 	}
 	return t, t.Validate()
+}
+
+// ParseTableTemplate is ParseTable for a plugin that names its table per
+// message: database and table may hold interpolations (`${! ... }`), in
+// which case dynamic is true and their names are not checked here; check
+// each name they give with WithNames.
+func ParseTableTemplate(conf *service.ParsedConfig) (t Table, dynamic bool, err error) {
+	if t.Warehouse, err = conf.FieldString(FieldWarehouse); err != nil {
+		return t, false, err
+	}
+	if t.Database, err = conf.FieldString(FieldDatabase); err != nil {
+		return t, false, err
+	}
+	if t.Table, err = conf.FieldString(FieldTable); err != nil {
+		return t, false, err
+	}
+	if conf.Contains(FieldS3) {
+		if t.S3, err = parseS3(conf.Namespace(FieldS3)); err != nil {
+			return t, false, err
+		}
+	}
+	dynamic = IsInterpolated(t.Database) || IsInterpolated(t.Table)
+	check := t
+	if dynamic {
+		check.Database, check.Table = DefaultDatabase, "t" // the names are checked per message
+	}
+	return t, dynamic, check.Validate()
+}
+
+// IsInterpolated reports whether a field's text holds a Benthos
+// interpolation.
+func IsInterpolated(s string) bool { return strings.Contains(s, "${!") }
+
+// WithNames returns t naming database db and table name instead, checked
+// as Validate checks them.
+func (t Table) WithNames(db, name string) (Table, error) {
+	t.Database, t.Table = db, name
+	if err := validateName("database", db); err != nil {
+		return t, err
+	}
+	if err := validateName("table", name); err != nil {
+		return t, err
+	}
+	if strings.Contains(name, "$") {
+		return t, fmt.Errorf("%w: table %q: '$' marks Paimon system tables (t$snapshots) and cannot be used", ErrInvalid, name)
+	}
+	return t, nil
 }
 
 func parseS3(conf *service.ParsedConfig) (storage.S3Config, error) {

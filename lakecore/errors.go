@@ -22,8 +22,7 @@ var (
 
 	// ErrPrimaryKeyTable is returned (wrapped) by the operations lakecore
 	// does not offer on a table with primary keys: the append writer
-	// (NewWriter; use NewKeyValueWriter), snapshot and partition expiry and
-	// orphan cleanup.
+	// (NewWriter; use NewKeyValueWriter).
 	ErrPrimaryKeyTable = schema.ErrPrimaryKeyTable
 
 	// ErrUnsupported is returned (wrapped) by OpenTable and CreateTable for

@@ -119,8 +119,8 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 // OpenTable opens the table db.name with its latest schema. A table without
 // a schema file gives ErrTableNotFound; a table whose metadata lakecore
 // cannot read (ORC manifests) ErrUnsupported. Primary-key tables open for
-// reading (merged as Java merges them); writing and maintaining them
-// wraps ErrPrimaryKeyTable.
+// reading (merged as Java merges them), writing through NewKeyValueWriter
+// and maintenance; the append writer (NewWriter) wraps ErrPrimaryKeyTable.
 func (c *Catalog) OpenTable(ctx context.Context, db, name string) (*Table, error) {
 	p, err := TablePath(db, name)
 	if err != nil {

@@ -12,21 +12,22 @@ import (
 // of o take the table's snapshot.num-retained.min/max,
 // snapshot.time-retained and snapshot.expire.limit. Consumers' positions
 // and tags are respected. The Report's Summary is a one-line result.
+// Primary-key tables are expired too, their changelog and index files
+// included; when the changelog outlives the snapshots
+// (changelog.num-retained.* or changelog.time-retained above the snapshot
+// retention) expired snapshots are kept as changelog/changelog-<id> and
+// expired by the changelog retention, as Java's writers do.
 func (t *Table) ExpireSnapshots(ctx context.Context, o maintain.ExpireSnapshotsOptions) (*maintain.Report, error) {
-	if err := t.appendOnly("expire snapshots of"); err != nil {
-		return nil, err
-	}
 	return maintain.ExpireSnapshots(ctx, t.fio, t.path, o)
 }
 
 // ExpirePartitions drops the partitions whose time, read from their values,
 // is older than partition.expiration-time, as one OVERWRITE snapshot
 // (maintain.ExpirePartitions). Partitions whose values are NULL or do not
-// parse are left alone and listed in Report.Skipped.
+// parse are left alone and listed in Report.Skipped. On a primary-key
+// table the snapshot drops every level's files and the partitions' index
+// entries, as Java's dropPartitions does.
 func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartitionsOptions) (*maintain.Report, error) {
-	if err := t.appendOnly("expire partitions of"); err != nil {
-		return nil, err
-	}
 	return maintain.ExpirePartitions(ctx, t.fio, t.path, o)
 }
 
@@ -45,11 +46,10 @@ func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*mainta
 
 // RemoveOrphanFiles deletes files no snapshot, tag or changelog refers to
 // that are older than o.OlderThan (default one day), or lists them with
-// o.DryRun (maintain.RemoveOrphanFiles).
+// o.DryRun (maintain.RemoveOrphanFiles). A primary-key table's changelog
+// files and index files count as referenced through the changelog
+// manifests and index manifests of its snapshots.
 func (t *Table) RemoveOrphanFiles(ctx context.Context, o maintain.RemoveOrphanFilesOptions) (*maintain.Report, error) {
-	if err := t.appendOnly("remove orphan files of"); err != nil {
-		return nil, err
-	}
 	return maintain.RemoveOrphanFiles(ctx, t.fio, t.path, o)
 }
 
@@ -58,15 +58,12 @@ func (t *Table) RemoveOrphanFiles(ctx context.Context, o maintain.RemoveOrphanFi
 func (t *Table) HasPrimaryKey() bool { return len(t.Schema().PrimaryKeys) > 0 }
 
 // appendOnly refuses op on a primary-key table, which lakecore reads,
-// writes (NewKeyValueWriter) and compacts but does not yet expire or clean.
+// writes (NewKeyValueWriter), compacts and maintains, but not through the
+// append writer.
 func (t *Table) appendOnly(op string) error {
 	if s := t.Schema(); len(s.PrimaryKeys) > 0 {
-		hint := "run Java Paimon's actions (expire_snapshots, expire_partitions, remove_orphan_files) on it"
-		if op == "write to" {
-			hint = "write its changes with NewKeyValueWriter"
-		}
-		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; %s",
-			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys, hint)
+		return fmt.Errorf("%s %s.%s: %w: the table has primary keys %v; write its changes with NewKeyValueWriter",
+			op, t.db, t.name, ErrPrimaryKeyTable, s.PrimaryKeys)
 	}
 	return nil
 }

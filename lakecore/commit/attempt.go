@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"path"
 	"strings"
@@ -32,9 +33,23 @@ type changes struct {
 	// manifest; newIndex says this attempt wrote that file.
 	indexManifest *string
 	newIndex      bool
+	// properties go into the snapshot's properties (WithProperties).
+	properties map[string]string
 }
 
 type changesFunc func(ctx context.Context, latest *snapshot.Snapshot) (changes, error)
+
+// withProperties makes every attempt of provide carry props.
+func withProperties(provide changesFunc, props map[string]string) changesFunc {
+	if len(props) == 0 {
+		return provide
+	}
+	return func(ctx context.Context, latest *snapshot.Snapshot) (changes, error) {
+		ch, err := provide(ctx, latest)
+		ch.properties = props
+		return ch, err
+	}
+}
 
 func fixedChanges(entries []manifest.Entry) changesFunc {
 	return fixedChangesWithLog(entries, nil)
@@ -60,7 +75,9 @@ func (c *Committer) overwriteChanges(keep func([]byte) bool, adds, changelog []m
 				return out, err
 			}
 			for _, e := range live {
-				if e.Bucket < 0 { // postpone buckets are not overwritten (primary-key tables only)
+				// Bucket -2 holds a postpone table's uncompacted files; only
+				// that table's overwrites drop them.
+				if e.Bucket < 0 && !c.o.PostponeBucket {
 					continue
 				}
 				e.Kind = manifest.FileKindDelete
@@ -396,6 +413,7 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 		Watermark:             watermark,
 		Statistics:            stats,
 		NextRowID:             &next,
+		Properties:            maps.Clone(ch.properties),
 	}
 	if d.logList != "" {
 		var logRecords int64

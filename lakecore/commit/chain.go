@@ -353,6 +353,6 @@ func (c *Committer) baseExpired(ctx context.Context, base *snapshot.Snapshot, er
 // Use it to commit again what an earlier Commit with an unknown outcome
 // (ErrCommitAmbiguous) held, when FilterCommitted cannot see that commit:
 // its snapshot may have been expired already.
-func (c *Committer) CommitRecovered(ctx context.Context, identifier int64, msgs []Message) (*snapshot.Snapshot, error) {
-	return c.commit(ctx, identifier, msgs, true)
+func (c *Committer) CommitRecovered(ctx context.Context, identifier int64, msgs []Message, opts ...CommitOption) (*snapshot.Snapshot, error) {
+	return c.commit(ctx, identifier, msgs, true, opts)
 }

@@ -89,6 +89,10 @@ type Options struct {
 	// them (ErrSequenceConflict) and that the files of each level above 0
 	// of a bucket do not overlap (ConflictDetection.checkKeyRange).
 	PrimaryKey bool
+	// PostponeBucket marks a table with bucket = -2: Overwrite then also
+	// deletes the files of the postpone bucket (-2), which other tables'
+	// overwrites leave alone (CommitScanner.readOverwriteChanges).
+	PostponeBucket bool
 	// Now is the clock of snapshot timeMillis.
 	Now func() time.Time
 	// OnRetry, when set, is called on the committing goroutine before
@@ -120,6 +124,9 @@ const (
 func OptionsFromSchema(s *schema.TableSchema, user string) Options {
 	o := s.Opts()
 	out := Options{CommitUser: user, PrimaryKey: len(s.PrimaryKeys) > 0}
+	if n, err := o.Bucket(); err == nil && n == -2 {
+		out.PostponeBucket = true
+	}
 	if n, err := o.CommitMaxRetries(); err == nil {
 		out.MaxRetries = n
 		if n == 0 {
@@ -225,16 +232,41 @@ func (c *Committer) Options() Options { return c.o }
 // Retries follow Options; see the package comment. Errors wrap ErrConflict,
 // ErrRetriesExhausted, ErrCommitAmbiguous or ErrInvalidMessage, or are the
 // storage errors of preparing the commit (nothing committed).
-func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message) (*snapshot.Snapshot, error) {
-	return c.commit(ctx, identifier, msgs, false)
+func (c *Committer) Commit(ctx context.Context, identifier int64, msgs []Message, opts ...CommitOption) (*snapshot.Snapshot, error) {
+	return c.commit(ctx, identifier, msgs, false, opts)
+}
+
+// CommitOption changes one call of Commit, CommitRecovered or Overwrite.
+type CommitOption func(*commitCall)
+
+type commitCall struct {
+	properties map[string]string
+}
+
+// WithProperties writes props into the properties of every snapshot the
+// call creates (Java's ManifestCommittable.addProperty, which
+// FileStoreCommitImpl passes to the APPEND and the COMPACT snapshot of one
+// commit alike). Java's readers ignore them; writers keep state there that
+// must change atomically with the rows, such as source positions.
+func WithProperties(props map[string]string) CommitOption {
+	return func(c *commitCall) { c.properties = props }
+}
+
+func applyOptions(opts []CommitOption) commitCall {
+	var call commitCall
+	for _, o := range opts {
+		o(&call)
+	}
+	return call
 }
 
 // commit is Commit, and with recovered CommitRecovered: conflict checks
 // then run for APPEND commits too.
-func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, recovered bool) (*snapshot.Snapshot, error) {
+func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message, recovered bool, opts []CommitOption) (*snapshot.Snapshot, error) {
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
+	call := applyOptions(opts)
 	appendEntries, compactEntries, changelog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
@@ -245,12 +277,12 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}
-		last, err = c.tryCommit(ctx, identifier, kind, detect, fixedChangesWithLog(appendEntries, changelog))
+		last, err = c.tryCommit(ctx, identifier, kind, detect, withProperties(fixedChangesWithLog(appendEntries, changelog), call.properties))
 		if err != nil {
 			return nil, err
 		}
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, call.properties)
 }
 
 // Compact commits compaction results as one COMPACT snapshot: a DELETE entry
@@ -288,10 +320,11 @@ func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Messag
 // compaction changes in msgs are committed afterwards as a COMPACT
 // snapshot. For Paimon's dynamic partition overwrite pass the partitions of
 // msgs (PartitionsOf). It returns the last snapshot written.
-func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions [][]byte, msgs []Message) (*snapshot.Snapshot, error) {
+func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions [][]byte, msgs []Message, opts ...CommitOption) (*snapshot.Snapshot, error) {
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
+	call := applyOptions(opts)
 	appendEntries, compactEntries, changelog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
@@ -313,20 +346,22 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 			}
 		}
 	}
-	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true, c.overwriteChanges(keep, appendEntries, changelog))
+	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true,
+		withProperties(c.overwriteChanges(keep, appendEntries, changelog), call.properties))
 	if err != nil {
 		return nil, err
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, call.properties)
 }
 
 // commitCompaction commits the compaction part of a commit, if any, as a
 // COMPACT snapshot after last, the snapshot of the append part.
-func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries []manifest.Entry) (*snapshot.Snapshot, error) {
+func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries []manifest.Entry,
+	props map[string]string) (*snapshot.Snapshot, error) {
 	if len(entries) == 0 {
 		return last, nil
 	}
-	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(entries))
+	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, withProperties(fixedChanges(entries), props))
 	if err != nil {
 		if last != nil && errors.Is(err, ErrConflict) {
 			// The append part stands; say so without wrapping ErrConflict,

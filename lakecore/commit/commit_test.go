@@ -343,3 +343,64 @@ func TestOptionsFromSchema(t *testing.T) {
 		t.Fatalf("defaults %+v", d)
 	}
 }
+
+// Properties given to a commit are in its snapshot, on disk, and only in
+// its snapshot; an ambiguous-outcome retry (CommitRecovered) carries them
+// too.
+func TestCommitProperties(t *testing.T) {
+	fio := localFIO(t)
+	createTable(t, fio, nil)
+	ctx := context.Background()
+	c := commit.New(fio, tablePath, commit.Options{CommitUser: "alice"})
+	props := map[string]string{"benthos.source-positions": `{"t/0":{"offset":"41"}}`, "z": "last"}
+	s1, err := c.Commit(ctx, 1, []commit.Message{msg(1, file("a", 1))}, commit.WithProperties(props))
+	if err != nil {
+		t.Fatal(err)
+	}
+	props["z"] = "changed after the commit"
+	got, err := snapshot.NewManager(fio, tablePath).Get(ctx, s1.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Properties) != 2 || got.Properties["benthos.source-positions"] != `{"t/0":{"offset":"41"}}` || got.Properties["z"] != "last" {
+		t.Fatalf("snapshot 1 properties on disk: %v", got.Properties)
+	}
+	s2, err := c.Commit(ctx, 2, []commit.Message{msg(1, file("b", 1))})
+	if err != nil || s2.Properties != nil {
+		t.Fatalf("a commit without properties: %+v %v", s2, err)
+	}
+	s3, err := c.CommitRecovered(ctx, 3, []commit.Message{msg(1, file("c", 1))}, commit.WithProperties(map[string]string{"k": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := snapshot.NewManager(fio, tablePath).Get(ctx, s3.ID); err != nil || got.Properties["k"] != "v" {
+		t.Fatalf("recovered commit properties: %v %v", got, err)
+	}
+}
+
+// TestOverwritePostponeBucket: an overwrite leaves the files of bucket -2
+// alone, except on a postpone-bucket table (bucket = -2), whose
+// overwrites drop them too (CommitScanner.readOverwriteChanges).
+func TestOverwritePostponeBucket(t *testing.T) {
+	for _, c := range []struct {
+		postpone bool
+		want     string
+	}{{false, "postponed"}, {true, ""}} {
+		t.Run(fmt.Sprintf("PostponeBucket=%v", c.postpone), func(t *testing.T) {
+			fio := localFIO(t)
+			createTable(t, fio, nil)
+			ctx := context.Background()
+			cm := commit.New(fio, tablePath, commit.Options{CommitUser: "u", PostponeBucket: c.postpone})
+			postponed := commit.Message{Partition: part(1), Bucket: -2, TotalBuckets: -2, NewFiles: []manifest.DataFileMeta{file("postponed", 2)}}
+			if _, err := cm.Commit(ctx, 1, []commit.Message{msg(1, file("compacted", 1)), postponed}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cm.Overwrite(ctx, 2, [][]byte{part(1)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(names(live(t, fio)), ","); got != c.want {
+				t.Errorf("live after dropping p=1: %q, want %q", got, c.want)
+			}
+		})
+	}
+}

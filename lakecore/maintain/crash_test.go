@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/memfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -385,5 +387,185 @@ func TestRemoveOrphanFilesFinishesExpiry(t *testing.T) {
 	ids, rows := tableState(t, fs, "remove-orphan-files after the crash")
 	if !slices.Equal(ids, wantIDs) || !slices.Equal(rows, wantRows) {
 		t.Errorf("snapshots %v with rows %v; the uninterrupted run leaves %v with %v", ids, rows, wantIDs, wantRows)
+	}
+}
+
+// decoupledHistory builds, on a new memfs, a primary-key table k -> v with
+// changelog-producer input whose changelog outlives its snapshots (3
+// snapshots retained, and changelogs up to 6 ids back), written by the
+// KeyValueWriter in 9 commits (and its compactions).
+func decoupledHistory(t *testing.T, model memfs.Model) *memfs.FS {
+	t.Helper()
+	ctx := context.Background()
+	fs := memfs.New(model)
+	tb, err := lakecore.NewCatalog(fs).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "v", Type: types.StringType()}},
+		PrimaryKeys: []string{"k"},
+		Options: map[string]string{"bucket": "1", "changelog-producer": "input",
+			"snapshot.num-retained.max": "3", "snapshot.num-retained.min": "1",
+			"changelog.num-retained.max": "6", "changelog.num-retained.min": "1"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tb.NewCommitter("writer")
+	for i := 1; i <= 9; i++ {
+		w, err := tb.NewKeyValueWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range 3 {
+			if err := w.Write(ctx, kv.Insert, []any{int64((i + k) % 5), fmt.Sprint("v", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Commit(ctx, int64(i), msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fs
+}
+
+// allFiles lists every file of the table on fs.
+func allFiles(t *testing.T, fs *memfs.FS) []string {
+	t.Helper()
+	infos, err := fs.List(context.Background(), crashTablePath, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, fi := range infos {
+		out = append(out, strings.TrimPrefix(fi.Path, crashTablePath+"/"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkSnapshotsRead checks that the listed snapshots are contiguous and
+// each reads (merged rows do not match totalRecordCount on a primary-key
+// table, so checkListed does not apply).
+func checkSnapshotsRead(t *testing.T, fs *memfs.FS, at string) {
+	t.Helper()
+	ctx := context.Background()
+	tb, err := lakecore.NewCatalog(fs).OpenTable(ctx, "db", "t")
+	if err != nil {
+		t.Fatalf("%s: open: %v", at, err)
+	}
+	ids, err := tb.Snapshots().ListIDs(ctx)
+	if err != nil || len(ids) == 0 {
+		t.Fatalf("%s: list snapshots: %v, %v", at, ids, err)
+	}
+	for i, id := range ids {
+		if i > 0 && id != ids[i-1]+1 {
+			t.Errorf("%s: snapshot ids %v not contiguous", at, ids)
+		}
+		if _, err := tb.ReadAll(ctx, id); err != nil {
+			t.Errorf("%s: snapshot %d does not read: %v", at, id, err)
+		}
+	}
+}
+
+// checkChangelogsComplete checks that every long-lived changelog still
+// listed has its changelog manifests and changelog files.
+func checkChangelogsComplete(t *testing.T, fs *memfs.FS, at string) {
+	t.Helper()
+	ctx := context.Background()
+	cm := snapshot.NewChangelogManager(fs, crashTablePath)
+	ids, err := cm.ListIDs(ctx)
+	if err != nil {
+		t.Fatalf("%s: %v", at, err)
+	}
+	r := manifest.NewReader(fs, crashTablePath, manifest.ReaderOptions{})
+	for _, id := range ids {
+		c, err := cm.Get(ctx, id)
+		if err != nil {
+			t.Fatalf("%s: %v", at, err)
+		}
+		l, ok := manifest.ChangelogList(c)
+		if !ok {
+			continue
+		}
+		metas, err := r.ReadList(ctx, l)
+		if err != nil {
+			t.Errorf("%s: changelog %d: %v", at, id, err)
+			continue
+		}
+		for i := range metas {
+			entries, err := r.ReadManifest(ctx, &metas[i])
+			if err != nil {
+				t.Errorf("%s: changelog %d: %v", at, id, err)
+				continue
+			}
+			for _, e := range entries {
+				if there, err := storage.Exists(ctx, fs, path.Join(crashTablePath, "bucket-0", e.File.FileName)); err != nil || !there {
+					t.Errorf("%s: changelog %d: file %s is gone", at, id, e.File.FileName)
+				}
+			}
+		}
+	}
+}
+
+// TestCrashPointsOfDecoupledChangelogExpiry crashes the expiry of a table
+// whose changelog outlives its snapshots at every step: afterwards every
+// listed snapshot reads and every listed changelog has its files; the
+// expiry run again and RemoveOrphanFiles then leave exactly the files of
+// the uninterrupted run.
+func TestCrashPointsOfDecoupledChangelogExpiry(t *testing.T) {
+	ctx := context.Background()
+	expire := func(fs *memfs.FS) error {
+		_, err := maintain.ExpireSnapshots(ctx, fs, crashTablePath, maintain.ExpireSnapshotsOptions{OlderThan: time.UnixMilli(1)})
+		return err
+	}
+	for _, model := range []memfs.Model{memfs.ObjectStore, memfs.LocalDisk} {
+		t.Run(model.String(), func(t *testing.T) {
+			base := decoupledHistory(t, model)
+			ref := base.Clone()
+			if err := expire(ref); err != nil {
+				t.Fatal(err)
+			}
+			steps := ref.Steps()
+			if _, err := removeOrphans(ctx, ref); err != nil {
+				t.Fatal(err)
+			}
+			want := allFiles(t, ref)
+			// 3 snapshots and 6 - 3 changelogs are retained.
+			var changelogs []string
+			for _, f := range want {
+				if strings.HasPrefix(f, "changelog/changelog-") {
+					changelogs = append(changelogs, f)
+				}
+			}
+			if len(changelogs) != 3 {
+				t.Fatalf("the uninterrupted run leaves changelogs %v, want 3", changelogs)
+			}
+			for n := 1; n <= steps; n++ {
+				fs := base.Clone()
+				fs.CrashAt(n)
+				if err := expire(fs); !fs.Crashed() {
+					t.Fatalf("no crash at step %d of %d: %v", n, steps, err)
+				}
+				at := fmt.Sprintf("crash at step %d of %d (%s)", n, steps, fs.Trace()[n-1])
+				fs.Restart()
+				checkSnapshotsRead(t, fs, at)
+				checkChangelogsComplete(t, fs, at)
+				if err := expire(fs); err != nil {
+					t.Fatalf("%s: expiry again: %v", at, err)
+				}
+				if _, err := removeOrphans(ctx, fs); err != nil {
+					t.Fatalf("%s: remove orphan files: %v", at, err)
+				}
+				if got := allFiles(t, fs); !slices.Equal(got, want) {
+					t.Errorf("%s: files %v, the uninterrupted run leaves %v", at, got, want)
+				}
+				if t.Failed() {
+					return
+				}
+			}
+			t.Logf("%d crash points", steps)
+		})
 	}
 }

@@ -13,11 +13,10 @@ var (
 	ErrInvalidOptions = errors.New("invalid maintenance options")
 
 	// ErrUnsupported is returned (wrapped) for a table whose maintenance
-	// needs machinery lakecore does not implement: decoupled changelog
-	// retention (changelog.num-retained.* or changelog.time-retained longer
-	// than the snapshot retention), the update-time partition expiration
-	// strategy, compaction of tables with deletion vectors, a primary-key
-	// table. Nothing was changed; run the operation with Java Paimon.
+	// needs machinery lakecore does not implement: the update-time
+	// partition expiration strategy, compaction of tables with deletion vectors, Compact of a
+	// primary-key table (the lakecore facade compacts those itself).
+	// Nothing was changed; run the operation with Java Paimon.
 	ErrUnsupported = errors.New("unsupported by lakecore maintenance")
 
 	// ErrIncomplete is returned (wrapped), together with a complete Report,

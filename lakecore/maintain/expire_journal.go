@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
@@ -58,6 +59,9 @@ type expiryJournal struct {
 	Snapshots []int64 `json:"snapshots"`
 	// Earliest is the EARLIEST hint to write once they are gone.
 	Earliest int64 `json:"earliest"`
+	// Changelogs are the snapshots to keep as changelog/changelog-<id>
+	// (a decoupled changelog), copied before any snapshot file goes.
+	Changelogs []int64 `json:"changelogs,omitempty"`
 	// Data are data and changelog files; Files the manifests, manifest
 	// lists, index and statistics files.
 	Data  []string `json:"data,omitempty"`
@@ -117,6 +121,9 @@ func (t *table) writeJournal(ctx context.Context, r *expiryRun) error {
 // apply carries out steps 3 to 6 of r.
 func (t *table) applyExpiry(ctx context.Context, del *deleter, r *expiryRun, cleanEmptyDirs bool) error {
 	j := &r.journal
+	if err := t.commitChangelogs(ctx, j.Changelogs); err != nil {
+		return err
+	}
 	snaps := make([]fileRef, len(j.Snapshots))
 	for i, id := range j.Snapshots {
 		snaps[i] = fileRef{path: t.snapshots.Path(id), size: -1}
@@ -202,6 +209,29 @@ func (t *table) finishPendingExpiries(ctx context.Context, del *deleter) (int, e
 		}
 	}
 	return n, nil
+}
+
+// commitChangelogs copies snapshot-<id> to changelog/changelog-<id> for
+// every id whose snapshot file is still there (on a redo, the ones already
+// deleted were copied before), oldest first, each followed by the LATEST
+// hint of the changelog directory (ExpireSnapshotsImpl.commitChangelog).
+// The copy is the snapshot's JSON: Java's Changelog serializes the same
+// fields.
+func (t *table) commitChangelogs(ctx context.Context, ids []int64) error {
+	cm := snapshot.NewChangelogManager(t.fio, t.path)
+	for _, id := range ids {
+		data, err := t.fio.ReadFile(ctx, t.snapshots.Path(id))
+		if errors.Is(err, storage.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("keep snapshot %d as a changelog: %w", id, err)
+		}
+		if err := cm.Commit(ctx, id, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // failures is the number of deletions that failed so far.

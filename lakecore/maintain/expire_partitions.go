@@ -106,9 +106,17 @@ func PartitionExpiryDue(o schema.Options, lastCheck, now time.Time) (bool, error
 //     concurrently are dropped too, as in Java. The files are physically
 //     deleted when snapshot expiry removes the snapshots before it.
 //
+// Primary-key tables are dropped the same way, as Java's dropPartitions
+// does for them (CommitScanner.readOverwriteChanges): every data file of
+// every level, and the partitions' index entries (deletion vectors,
+// dynamic-bucket hash indexes) leave the index manifest; a postpone-bucket
+// table (bucket = -2) also loses its bucket -2 files. The OVERWRITE
+// snapshot has no changelog, so streaming readers of a changelog-producer
+// table see no deletes for the dropped rows, as with Java.
+//
 // A table without partition keys or without an expiration time wraps
-// ErrInvalidOptions; a primary-key table or the update-time strategy wraps
-// ErrUnsupported. Commit errors are those of commit.Committer.Overwrite.
+// ErrInvalidOptions; the update-time strategy wraps ErrUnsupported.
+// Commit errors are those of commit.Committer.Overwrite.
 func ExpirePartitions(ctx context.Context, fio storage.FileIO, tablePath string, o ExpirePartitionsOptions) (*Report, error) {
 	start := time.Now()
 	rep := newReport(OpExpirePartitions, tablePath, o.DryRun)
@@ -132,9 +140,6 @@ type partitionInfo struct {
 }
 
 func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, rep *Report) error {
-	if len(t.schema.PrimaryKeys) > 0 {
-		return fmt.Errorf("%w: primary-key table", ErrUnsupported)
-	}
 	if len(t.partFields) == 0 {
 		return fmt.Errorf("%w: the table has no partition keys", ErrInvalidOptions)
 	}

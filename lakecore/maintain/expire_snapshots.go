@@ -54,6 +54,16 @@ type expireConfig struct {
 	olderThanMillis                  int64
 	consumerChangelogOnly            bool
 	cleanEmptyDirs                   bool
+
+	// decoupled is ExpireConfig.isChangelogDecoupled: the changelog is
+	// retained longer than the snapshots (changelog.num-retained.max/min or
+	// changelog.time-retained above the snapshot's), with the changelog's
+	// own retention below; produceChangelog is changelog-producer != none
+	// (SnapshotDeletion.produceChangelog).
+	decoupled                              bool
+	produceChangelog                       bool
+	changelogRetainMax, changelogRetainMin int
+	changelogOlderThanMillis               int64
 }
 
 func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Time) (expireConfig, error) {
@@ -91,19 +101,22 @@ func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Ti
 	if c.cleanEmptyDirs, err = o.SnapshotCleanEmptyDirectories(); err != nil {
 		return c, err
 	}
-	// ExpireConfig.changelogDecoupled: Java then keeps the delta manifests
-	// and APPEND data files of expired snapshots for changelog/changelog-N
-	// files, which lakecore does not write.
-	decoupled := false
-	for _, k := range []string{"changelog.num-retained.max", "changelog.num-retained.min"} {
-		if v, ok := o.Get(k); ok {
+	// The changelog's retention takes the snapshot's where it is not set
+	// (ExpireConfig.Builder.build); it is decoupled when it is longer
+	// (ExpireConfig.changelogDecoupled, CoreOptions.changelogLifecycleDecoupled).
+	c.changelogRetainMax, c.changelogRetainMin, c.changelogOlderThanMillis = c.retainMax, c.retainMin, c.olderThanMillis
+	for _, k := range []struct {
+		key       string
+		snap      int
+		changelog *int
+	}{{"changelog.num-retained.max", c.retainMax, &c.changelogRetainMax}, {"changelog.num-retained.min", c.retainMin, &c.changelogRetainMin}} {
+		if v, ok := o.Get(k.key); ok {
 			n, err := parseInt(v)
 			if err != nil {
-				return c, fmt.Errorf("%w: %s=%q: %v", ErrInvalidOptions, k, v, err)
+				return c, fmt.Errorf("%w: %s=%q: %v", ErrInvalidOptions, k.key, v, err)
 			}
-			if (k == "changelog.num-retained.max" && n > c.retainMax) || (k == "changelog.num-retained.min" && n > c.retainMin) {
-				decoupled = true
-			}
+			*k.changelog = n
+			c.decoupled = c.decoupled || n > k.snap
 		}
 	}
 	if v, ok := o.Get("changelog.time-retained"); ok {
@@ -111,10 +124,17 @@ func resolveExpireConfig(o schema.Options, e ExpireSnapshotsOptions, now time.Ti
 		if err != nil {
 			return c, fmt.Errorf("%w: changelog.time-retained=%q: %v", ErrInvalidOptions, v, err)
 		}
-		decoupled = decoupled || d > timeRetained
+		c.changelogOlderThanMillis = now.Add(-d).UnixMilli()
+		c.decoupled = c.decoupled || d > timeRetained
 	}
-	if decoupled {
-		return c, fmt.Errorf("%w: the table retains changelogs longer than snapshots (changelog.num-retained.* / changelog.time-retained); expire its snapshots with Java Paimon", ErrUnsupported)
+	switch {
+	case c.changelogRetainMin < 1:
+		return c, fmt.Errorf("%w: changelog.num-retained.min %d must be at least 1", ErrInvalidOptions, c.changelogRetainMin)
+	case c.changelogRetainMax < c.changelogRetainMin:
+		return c, fmt.Errorf("%w: changelog.num-retained.max (%d) must not be less than changelog.num-retained.min (%d)", ErrInvalidOptions, c.changelogRetainMax, c.changelogRetainMin)
+	}
+	if p, ok := o.Get("changelog-producer"); ok && !strings.EqualFold(strings.TrimSpace(p), "none") {
+		c.produceChangelog = true
 	}
 	return c, nil
 }
@@ -148,10 +168,32 @@ func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s))
 //     every point where a crash can stop the run, every listed snapshot
 //     keeps all its files.
 //
+// Primary-key tables follow the same rules (SnapshotDeletion does not tell
+// the table kinds apart): a compaction's inputs and a partition drop's
+// files go with the DELETE entries of their snapshot, a level upgrade
+// (DELETE and ADD of one file in one delta) keeps its file, the changelog
+// files of every expired snapshot (changelog-producer input, lookup,
+// full-compaction) go with it, and deletion-vector and dynamic-bucket hash
+// index files go when the index manifest of snapshot end (and of the tags
+// in the range) no longer lists them.
+//
+// When the changelog is retained longer than the snapshots
+// (changelog.num-retained.max/min or changelog.time-retained above the
+// snapshot retention: ExpireConfig.isChangelogDecoupled), every expired
+// snapshot is kept as changelog/changelog-<id> (its JSON, written before
+// any snapshot file goes) with what its changelog needs: its changelog
+// files and changelog manifest list, or with changelog-producer none its
+// level-0 APPEND files and its base and delta manifest lists
+// (SnapshotDeletion with changelogDecoupled). Then the changelogs expire
+// by their own retention (expireChangelogs), as Java's writers run
+// ExpireChangelogImpl after ExpireSnapshotsImpl; Report.ChangelogsExpired
+// counts them. (Java's expire_snapshots procedure instead ignores the
+// changelog options and expires changelogs with the snapshots.)
+//
 // A manifest that cannot be read only keeps files (as in Java): the run
 // goes on. Files that cannot be deleted are counted in the Report and the
-// error wraps ErrIncomplete. A table with decoupled changelog retention
-// wraps ErrUnsupported; inconsistent retention options ErrInvalidOptions.
+// error wraps ErrIncomplete; inconsistent retention options wrap
+// ErrInvalidOptions.
 // It is safe while writers commit; expiring concurrently with another
 // expiry is not coordinated (as in Java). Consumers are not expired here:
 // Java's writers first delete consumers idle longer than
@@ -181,6 +223,13 @@ func ExpireSnapshots(ctx context.Context, fio storage.FileIO, tablePath string, 
 	}
 	if err := e.expire(ctx); err != nil {
 		return rep, fmt.Errorf("expire snapshots of %s: %w", t.path, err)
+	}
+	if cfg.decoupled {
+		n, err := e.expireChangelogs(ctx)
+		rep.ChangelogsExpired += n
+		if err != nil {
+			return rep, fmt.Errorf("expire changelogs of %s: %w", t.path, err)
+		}
 	}
 	return rep, rep.incomplete()
 }
@@ -266,16 +315,23 @@ func (e *expirer) expireUntil(ctx context.Context, earliestID, endExclusive int6
 	// Plan everything before changing anything (expire_journal.go).
 	run := &expiryRun{journal: expiryJournal{Earliest: endExclusive}}
 	// Data files deleted by the snapshots (begin, end] are not used by
-	// snapshot end or later ones.
-	if run.data, run.bucketDirs, err = e.planDataFiles(ctx, withEnd[1:], tags); err != nil {
+	// snapshot end or later ones. With a decoupled changelog and
+	// changelog-producer none the level-0 files are the changelog: those
+	// written by APPEND commits stay for the changelog expiry
+	// (SnapshotDeletion.cleanUnusedDataFiles).
+	skipAppend := e.cfg.decoupled && !e.cfg.produceChangelog
+	if run.data, run.bucketDirs, err = e.planDataFiles(ctx, withEnd[1:], tags, skipAppend); err != nil {
 		return err
 	}
-	// Changelog files of the expired snapshots (none for append tables).
-	changelog, err := e.planChangelogFiles(ctx, expiring)
-	if err != nil {
-		return err
+	// Changelog files of the expired snapshots (none for append tables),
+	// unless they outlive the snapshots.
+	if !e.cfg.decoupled {
+		changelog, err := e.planChangelogFiles(ctx, expiring)
+		if err != nil {
+			return err
+		}
+		run.data = append(run.data, changelog...)
 	}
-	run.data = append(run.data, changelog...)
 
 	last := withEnd[len(withEnd)-1]
 	// When snapshot end is gone (expired by another process) its manifests
@@ -285,12 +341,28 @@ func (e *expirer) expireUntil(ctx context.Context, earliestID, endExclusive int6
 		skip, err := e.manifestSkippingSet(ctx, skipping)
 		if err != nil {
 			t.log.Warn("skip cleaning manifest files: cannot build the set of manifests in use", "table", t.path, "error", err)
-		} else if run.files, err = e.planManifests(ctx, expiring, skip); err != nil {
-			return err
+		} else {
+			// SnapshotDeletion.cleanUnusedManifests: a decoupled changelog
+			// keeps the changelog lists, and with changelog-producer none
+			// also the base and delta lists, for the changelog expiry.
+			c := manifestCleaning{
+				dataLists: !e.cfg.decoupled || e.cfg.produceChangelog,
+				changelog: !e.cfg.decoupled,
+				indexes:   true,
+			}
+			if run.files, err = e.planManifests(ctx, expiring, skip, c); err != nil {
+				return err
+			}
 		}
 	}
 	for _, s := range expiring {
 		run.journal.Snapshots = append(run.journal.Snapshots, s.ID)
+	}
+	if e.cfg.decoupled {
+		// Each expired snapshot lives on as changelog/changelog-<id>
+		// (ExpireSnapshotsImpl.commitChangelog), written before any
+		// snapshot file goes.
+		run.journal.Changelogs = run.journal.Snapshots
 	}
 	e.rep.SnapshotsExpired += len(expiring)
 	if len(expiring) > 0 {
@@ -400,7 +472,7 @@ func (b bucketFiles) has(part []byte, bucket int32, name string) bool {
 // unless the nearest earlier tag still holds them
 // (FileDeletionBase.createDataFileSkipperForTags, cleanUnusedDataFiles),
 // and their bucket directories.
-func (e *expirer) planDataFiles(ctx context.Context, snaps []*snapshot.Snapshot, tags []*snapshot.Snapshot) ([]fileRef, map[string]bool, error) {
+func (e *expirer) planDataFiles(ctx context.Context, snaps []*snapshot.Snapshot, tags []*snapshot.Snapshot, skipAppend bool) ([]fileRef, map[string]bool, error) {
 	t := e.t
 	// The data files of each tag some snapshot needs; a tag that cannot be
 	// read protects nothing, so its snapshots keep their files.
@@ -474,6 +546,10 @@ func (e *expirer) planDataFiles(ctx context.Context, snaps []*snapshot.Snapshot,
 				continue
 			}
 			if ti >= 0 && tagFiles[ti].has(c.e.Partition, c.e.Bucket, c.e.File.FileName) {
+				continue
+			}
+			// A file without a source is taken for an APPEND one, as Java does.
+			if skipAppend && (c.e.File.FileSource == nil || *c.e.File.FileSource == fileSourceAppend) {
 				continue
 			}
 			perSnap[k] = append(perSnap[k], fileRef{path: c.file, size: c.e.File.FileSize, data: true})
@@ -598,11 +674,23 @@ func (e *expirer) manifestSkippingSet(ctx context.Context, snaps []*snapshot.Sna
 	return skip, nil
 }
 
+// fileSourceAppend is FileSource.APPEND, the _FILE_SOURCE of files a
+// writer flushed (COMPACT is 1).
+const fileSourceAppend = 0
+
+// manifestCleaning says which metadata of a snapshot planManifests
+// deletes: its base and delta manifest lists with their manifests, its
+// changelog manifest list with its manifests, its index manifest with the
+// index files and its statistics file.
+type manifestCleaning struct {
+	dataLists, changelog, indexes bool
+}
+
 // planManifests returns what the expired snapshots used and skip does not
 // hold (FileDeletionBase.cleanUnusedManifests: base and delta manifest
 // lists with their manifests, the changelog list, index manifests with
-// their index files, statistics).
-func (e *expirer) planManifests(ctx context.Context, snaps []*snapshot.Snapshot, skip map[string]bool) ([]fileRef, error) {
+// their index files, statistics), of the kinds c names.
+func (e *expirer) planManifests(ctx context.Context, snaps []*snapshot.Snapshot, skip map[string]bool, c manifestCleaning) ([]fileRef, error) {
 	t := e.t
 	var files []fileRef
 	cleanList := func(name string, size *int64) {
@@ -627,10 +715,15 @@ func (e *expirer) planManifests(ctx context.Context, snaps []*snapshot.Snapshot,
 		}
 	}
 	for _, s := range snaps {
-		cleanList(s.BaseManifestList, s.BaseManifestListSize)
-		cleanList(s.DeltaManifestList, s.DeltaManifestListSize)
-		if s.ChangelogManifestList != nil && *s.ChangelogManifestList != "" {
+		if c.dataLists {
+			cleanList(s.BaseManifestList, s.BaseManifestListSize)
+			cleanList(s.DeltaManifestList, s.DeltaManifestListSize)
+		}
+		if c.changelog && s.ChangelogManifestList != nil && *s.ChangelogManifestList != "" {
 			cleanList(*s.ChangelogManifestList, s.ChangelogManifestListSize)
+		}
+		if !c.indexes {
+			continue
 		}
 		if s.IndexManifest != nil && *s.IndexManifest != "" {
 			entries, err := manifest.ReadIndexEntries(ctx, t.fio, t.path, *s.IndexManifest)

@@ -3,6 +3,7 @@ package maintain_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -313,34 +314,43 @@ func TestExpireSnapshotsDryRun(t *testing.T) {
 	}
 }
 
+// TestExpireSnapshotsIndexAndStatistics: index files (in index/, or with
+// index-file-in-data-file-dir in their bucket directory, as Java's
+// IndexInDataFileDirPathFactory puts them) and statistics files go with
+// the last snapshot that used them.
 func TestExpireSnapshotsIndexAndStatistics(t *testing.T) {
-	f := newFakeTable(t, false, nil)
-	old := testNow.Add(-5 * time.Hour).UnixMilli()
-	idxA := f.writeIndex("index-a")
-	f.writeStatistics("stat-a")
-	f.commit(snapshot.CommitAppend, old, false, []manifest.Entry{f.dataFile("data-1.parquet", "", 1)})
-	f.commit(snapshot.CommitAppend, old+1, false, []manifest.Entry{f.dataFile("data-2.parquet", "", 2)})
-	idxB := f.writeIndex("index-b")
-	f.writeStatistics("stat-b")
-	f.commit(snapshot.CommitAppend, old+2, false, []manifest.Entry{f.dataFile("data-3.parquet", "", 3)})
-	f.commit(snapshot.CommitAppend, old+3, false, []manifest.Entry{f.dataFile("data-4.parquet", "", 4)})
-	rep, err := maintain.ExpireSnapshots(context.Background(), f.fio, f.path, maintain.ExpireSnapshotsOptions{RetainMin: 2, Now: func() time.Time { return testNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.SnapshotsExpired != 2 {
-		t.Fatalf("expired %d", rep.SnapshotsExpired)
-	}
-	got := f.filesOnDisk()
-	for _, gone := range []string{"index/index-a", "statistics/stat-a", "manifest/" + idxA} {
-		if slices.Contains(got, gone) {
-			t.Errorf("%s still there", gone)
-		}
-	}
-	for _, kept := range []string{"index/index-b", "statistics/stat-b", "manifest/" + idxB} {
-		if !slices.Contains(got, kept) {
-			t.Errorf("%s was deleted", kept)
-		}
+	for _, inDataDir := range []bool{false, true} {
+		t.Run(fmt.Sprintf("index-file-in-data-file-dir=%v", inDataDir), func(t *testing.T) {
+			f := newFakeTable(t, true, map[string]string{"index-file-in-data-file-dir": fmt.Sprint(inDataDir)})
+			rel := func(p string) string { return strings.TrimPrefix(p, f.path+"/") }
+			old := testNow.Add(-5 * time.Hour).UnixMilli()
+			idxA := f.writeIndex("index-a")
+			f.writeStatistics("stat-a")
+			f.commit(snapshot.CommitAppend, old, false, []manifest.Entry{f.dataFile("data-1.parquet", "a", 1)})
+			f.commit(snapshot.CommitAppend, old+1, false, []manifest.Entry{f.dataFile("data-2.parquet", "a", 2)})
+			idxB := f.writeIndex("index-b")
+			f.writeStatistics("stat-b")
+			f.commit(snapshot.CommitAppend, old+2, false, []manifest.Entry{f.dataFile("data-3.parquet", "a", 3)})
+			f.commit(snapshot.CommitAppend, old+3, false, []manifest.Entry{f.dataFile("data-4.parquet", "a", 4)})
+			rep, err := maintain.ExpireSnapshots(context.Background(), f.fio, f.path, maintain.ExpireSnapshotsOptions{RetainMin: 2, Now: func() time.Time { return testNow }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.SnapshotsExpired != 2 {
+				t.Fatalf("expired %d", rep.SnapshotsExpired)
+			}
+			got := f.filesOnDisk()
+			for _, gone := range []string{rel(f.indexFilePath("index-a")), "statistics/stat-a", "manifest/" + idxA} {
+				if slices.Contains(got, gone) {
+					t.Errorf("%s still there", gone)
+				}
+			}
+			for _, kept := range []string{rel(f.indexFilePath("index-b")), "statistics/stat-b", "manifest/" + idxB} {
+				if !slices.Contains(got, kept) {
+					t.Errorf("%s was deleted", kept)
+				}
+			}
+		})
 	}
 }
 
@@ -367,9 +377,9 @@ func TestExpireSnapshotsInvalidOptions(t *testing.T) {
 			t.Errorf("%s: err = %v, want ErrInvalidOptions", name, err)
 		}
 	}
-	h2 := newHistory(t, map[string]string{"changelog.num-retained.max": "100", "snapshot.num-retained.max": "10"})
-	if _, err := maintain.ExpireSnapshots(context.Background(), h2.fio, h2.path, maintain.ExpireSnapshotsOptions{}); !errors.Is(err, maintain.ErrUnsupported) {
-		t.Errorf("decoupled changelog: err = %v, want ErrUnsupported", err)
+	h2 := newHistory(t, map[string]string{"changelog.num-retained.max": "5", "changelog.num-retained.min": "20"})
+	if _, err := maintain.ExpireSnapshots(context.Background(), h2.fio, h2.path, maintain.ExpireSnapshotsOptions{}); !errors.Is(err, maintain.ErrInvalidOptions) {
+		t.Errorf("changelog max below min: err = %v, want ErrInvalidOptions", err)
 	}
 }
 

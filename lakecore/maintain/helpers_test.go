@@ -287,12 +287,14 @@ func diff(want, got []string) string {
 	return b.String()
 }
 
-// writeIndex writes an index file and an index manifest listing it, and
-// makes the following snapshots use them.
+// writeIndex writes an index file of partition "a", bucket 0 and an index
+// manifest listing it, and makes the following snapshots use them. The
+// file is in index/, or in the bucket directory when the table has
+// index-file-in-data-file-dir.
 func (f *fakeTable) writeIndex(indexFile string) (manifestName string) {
 	f.t.Helper()
 	ctx := context.Background()
-	if err := f.fio.WriteFile(ctx, path.Join(f.path, "index", indexFile), []byte("index")); err != nil {
+	if err := f.fio.WriteFile(ctx, f.indexFilePath(indexFile), []byte("index")); err != nil {
 		f.t.Fatal(err)
 	}
 	data, err := manifest.EncodeIndexEntries([]manifest.IndexEntry{{
@@ -308,6 +310,14 @@ func (f *fakeTable) writeIndex(indexFile string) (manifestName string) {
 	}
 	f.indexManifest = &manifestName
 	return manifestName
+}
+
+// indexFilePath is where writeIndex puts an index file.
+func (f *fakeTable) indexFilePath(name string) string {
+	if v, _ := f.schema.Opts().Get("index-file-in-data-file-dir"); v == "true" {
+		return path.Join(f.bucketDir("a"), name)
+	}
+	return path.Join(f.path, "index", name)
 }
 
 // writeStatistics writes a statistics file and makes the following

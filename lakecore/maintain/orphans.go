@@ -280,6 +280,12 @@ func (c *orphanCleaner) bucketDirs(ctx context.Context, dir string, level int) (
 type metaRoot struct {
 	snap *snapshot.Snapshot
 	file string
+	// changelog marks a long-lived changelog: snapshot expiry deleted the
+	// base and delta manifest lists and index manifest of one whose
+	// changelog-producer writes changelog files, so a missing file it
+	// names is expected, and read as empty as Java does
+	// (OrphanFilesClean.retryReadingFiles).
+	changelog bool
 }
 
 // usedFiles returns the names of every file the retained snapshots, tags
@@ -300,7 +306,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	// manifest name -> its record and the defining file of a root using it
 	type manifestUse struct {
 		meta manifest.FileMeta
-		root string
+		root metaRoot
 	}
 	manifests := map[string]manifestUse{}
 	use := func(names ...string) {
@@ -332,13 +338,16 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 				return err
 			}
 			if gone {
+				if r.changelog {
+					continue // a list snapshot expiry deleted; the others still count
+				}
 				return nil
 			}
 			mu.Lock()
 			for _, m := range ms {
 				used[m.FileName] = true
 				if _, ok := manifests[m.FileName]; !ok {
-					manifests[m.FileName] = manifestUse{meta: m, root: r.file}
+					manifests[m.FileName] = manifestUse{meta: m, root: r}
 				}
 			}
 			mu.Unlock()
@@ -376,7 +385,7 @@ func (c *orphanCleaner) usedFiles(ctx context.Context, roots []string) (map[stri
 	err = parallel.ForEach(ctx, ioParallelism, len(names), func(ctx context.Context, i int) error {
 		var entries []manifest.Entry
 		m := manifests[names[i]]
-		gone, err := c.read(ctx, metaRoot{file: m.root}, func() error {
+		gone, err := c.read(ctx, m.root, func() error {
 			var err error
 			entries, err = t.manifests.ReadManifest(ctx, &m.meta)
 			return err
@@ -414,6 +423,9 @@ func (c *orphanCleaner) read(ctx context.Context, r metaRoot, fn func() error) (
 			return false, ctx.Err()
 		}
 		if errors.Is(err, storage.ErrNotExist) {
+			if r.changelog {
+				return true, nil
+			}
 			there, serr := storage.Exists(ctx, c.t.fio, r.file)
 			if serr != nil {
 				return false, fmt.Errorf("%w: %v", ErrUnsafe, serr)
@@ -486,7 +498,7 @@ func (c *orphanCleaner) rootsOf(ctx context.Context, root string) ([]metaRoot, e
 		if err != nil {
 			return nil, fmt.Errorf("%w: changelog %s: %v", ErrUnsafe, fi.Path, err)
 		}
-		out = append(out, metaRoot{snap: s, file: fi.Path})
+		out = append(out, metaRoot{snap: s, file: fi.Path, changelog: true})
 	}
 	return out, nil
 }

@@ -109,6 +109,10 @@ type Report struct {
 	// snapshots [ExpiredFrom, ExpiredUntil).
 	SnapshotsExpired          int
 	ExpiredFrom, ExpiredUntil int64
+	// ChangelogsExpired is the number of long-lived changelogs
+	// (changelog/changelog-<id>) deleted, for a table whose changelog
+	// outlives its snapshots.
+	ChangelogsExpired int
 
 	// RemovedData counts data files (with their extra files and changelog
 	// files) physically deleted; RemovedMeta counts manifests, manifest
@@ -199,8 +203,10 @@ func (r *Report) Summary() string {
 	}
 	switch r.Operation {
 	case OpExpireSnapshots:
-		if r.SnapshotsExpired == 0 {
+		if r.SnapshotsExpired == 0 && r.ChangelogsExpired == 0 {
 			b.WriteString("nothing to expire")
+		} else if r.SnapshotsExpired == 0 {
+			fmt.Fprintf(&b, "no snapshot to expire, %s %s and %s", verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
 		} else {
 			e := "expired"
 			if r.DryRun {
@@ -208,6 +214,9 @@ func (r *Report) Summary() string {
 			}
 			fmt.Fprintf(&b, "%s %d %s [%d, %d), %s %s and %s", e, r.SnapshotsExpired, plural(int64(r.SnapshotsExpired), "snapshot", "snapshots"),
 				r.ExpiredFrom, r.ExpiredUntil, verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
+		}
+		if r.ChangelogsExpired > 0 {
+			fmt.Fprintf(&b, ", %d long-lived %s", r.ChangelogsExpired, plural(int64(r.ChangelogsExpired), "changelog", "changelogs"))
 		}
 	case OpExpirePartitions:
 		d := "dropped"

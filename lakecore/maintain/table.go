@@ -37,9 +37,12 @@ type table struct {
 	partFields []types.DataField
 	parts      *binrow.PartitionNamer
 	dataDir    string // data-file.path-directory, "" when unset
-	snapshots  *snapshot.Manager
-	manifests  *manifest.Reader
-	log        *slog.Logger
+	// indexInDataDir is index-file-in-data-file-dir: index files live in
+	// their bucket directory instead of index/.
+	indexInDataDir bool
+	snapshots      *snapshot.Manager
+	manifests      *manifest.Reader
+	log            *slog.Logger
 }
 
 func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *slog.Logger) (*table, error) {
@@ -63,6 +66,9 @@ func loadTable(ctx context.Context, fio storage.FileIO, tablePath string, log *s
 		snapshots:  snapshot.NewManager(fio, tablePath),
 		manifests:  manifest.NewReader(fio, tablePath, manifest.ReaderOptions{}),
 		log:        log,
+	}
+	if v, ok := o.Get("index-file-in-data-file-dir"); ok {
+		t.indexInDataDir = strings.EqualFold(strings.TrimSpace(v), "true")
 	}
 	if len(t.partFields) != len(s.PartitionKeys) {
 		return nil, fmt.Errorf("load table %s: partition keys %v are not all fields of schema %d", tablePath, s.PartitionKeys, s.ID)
@@ -182,11 +188,21 @@ func (t *table) external(uri string) (string, bool) {
 	return "", false
 }
 
-// indexFilePath is where an index file lives (IndexPathFactory): index/<name>
-// under the table, or its external path.
+// indexFilePath is where an index file lives (IndexFileHandler.filePath):
+// its external path, or with index-file-in-data-file-dir the bucket
+// directory of its entry (IndexInDataFileDirPathFactory), or else
+// index/<name> under the table (FileStorePathFactory.globalIndexFileFactory).
+// ok is false for a file lakecore cannot reach.
 func (t *table) indexFilePath(e *manifest.IndexEntry) (string, bool) {
 	if e.ExternalPath != nil && *e.ExternalPath != "" {
 		return t.external(*e.ExternalPath)
+	}
+	if t.indexInDataDir {
+		dir, err := t.bucketDir(e.Partition, e.Bucket)
+		if err != nil {
+			return "", false
+		}
+		return path.Join(dir, e.FileName), true
 	}
 	return path.Join(t.path, "index", e.FileName), true
 }

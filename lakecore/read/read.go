@@ -64,6 +64,8 @@ type TableRead struct {
 	// splitTarget and openFileCost are source.split.target-size and
 	// source.split.open-file-cost, which decide where Java reads raw.
 	splitTarget, openFileCost int64
+	// latest is SetLatestChanges.
+	latest bool
 
 	mu    sync.Mutex
 	cache map[int64][]types.DataField
@@ -200,13 +202,17 @@ func formatOf(name string) string {
 // projection applied. For an append table it is a RowIterator: the files
 // in order, each read row group by row group, deleted rows dropped. For a
 // primary-key table a streaming split (scan.Split.Streaming) returns its
-// records as they are with their row kinds, and any other split the
-// merged rows, as Java's MergeFileSplitRead does (keyvalue.go).
+// records as they are with their row kinds (or only the latest change of
+// each key, SetLatestChanges), and any other split the merged rows, as
+// Java's MergeFileSplitRead does (keyvalue.go).
 func (r *TableRead) Open(ctx context.Context, split scan.Split) (SplitReader, error) {
 	if r.engine == nil {
 		return r.openFiles(ctx, split, false)
 	}
 	if split.Streaming {
+		if r.latest {
+			return r.openLatest(ctx, split)
+		}
 		return r.openChanges(ctx, split)
 	}
 	return r.openMerged(ctx, split)

@@ -90,16 +90,16 @@ type Planner struct {
 	schemas   *schema.Manager
 	manifests *manifest.Reader
 
-	mu         sync.Mutex
-	partFields map[int64][]types.DataField
-	kvRules    map[int64]*keyValueRules // nil value: an append table
+	mu          sync.Mutex
+	partFields  map[int64][]types.DataField
+	schemaRules map[int64]tableRules
 }
 
 // NewPlanner returns the planner of the table at tablePath (relative to
 // fio's root, e.g. "db.db/t").
 func NewPlanner(fio storage.FileIO, tablePath string) *Planner {
 	return &Planner{fio: fio, tablePath: tablePath, schemas: schema.NewManager(fio, tablePath), manifests: manifest.NewReader(fio, tablePath, manifest.ReaderOptions{}),
-		partFields: map[int64][]types.DataField{}, kvRules: map[int64]*keyValueRules{}}
+		partFields: map[int64][]types.DataField{}, schemaRules: map[int64]tableRules{}}
 }
 
 // partitionFields returns the partition key fields of schema id. Paimon

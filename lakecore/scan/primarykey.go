@@ -29,28 +29,48 @@ type keyValueRules struct {
 	maxLevel int32
 }
 
-// keyValueRules returns the rules of schema id, nil for an append table.
-// Schemas never change once written, so the answer is cached.
-func (p *Planner) keyValueRules(ctx context.Context, id int64) (*keyValueRules, error) {
+// tableRules are the planning rules of one schema of the table.
+type tableRules struct {
+	// kv are a primary-key table's rules, nil for an append table.
+	kv *keyValueRules
+	// unaware is true for an append table without buckets (bucket = -1).
+	unaware bool
+}
+
+// rules returns the rules of schema id. Schemas never change once
+// written, so the answer is cached.
+func (p *Planner) rules(ctx context.Context, id int64) (tableRules, error) {
 	p.mu.Lock()
-	r, ok := p.kvRules[id]
+	r, ok := p.schemaRules[id]
 	p.mu.Unlock()
 	if ok {
 		return r, nil
 	}
 	s, err := p.schemas.Get(ctx, id)
 	if err != nil {
-		return nil, err
+		return r, err
 	}
 	if len(s.PrimaryKeys) > 0 {
-		if r, err = parseKeyValueRules(s.Options); err != nil {
-			return nil, err
+		if r.kv, err = parseKeyValueRules(s.Options); err != nil {
+			return r, err
 		}
+	} else {
+		n, err := s.Opts().Bucket()
+		if err != nil {
+			return r, err
+		}
+		r.unaware = n == -1
 	}
 	p.mu.Lock()
-	p.kvRules[id] = r
+	p.schemaRules[id] = r
 	p.mu.Unlock()
 	return r, nil
+}
+
+// keyValueRules returns the rules of schema id, nil for an append table.
+func (p *Planner) keyValueRules(ctx context.Context, id int64) (*keyValueRules, error) {
+	r, err := p.rules(ctx, id)
+	return r.kv, err
 }
 
 // parseKeyValueRules reads the rules from a primary-key table's options

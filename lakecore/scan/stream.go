@@ -72,6 +72,11 @@ type StreamOptions struct {
 	// Bounded ends the stream (ErrEndOfScan) after the latest snapshot that
 	// existed when the scanner started.
 	Bounded bool
+	// Shard, when set, restricts every plan, the full one and the deltas,
+	// to the splits or files of one shard (see Shard); a snapshot without
+	// any for this shard gives a plan with no splits, to be acknowledged
+	// like a skipped one. Nil reads everything.
+	Shard *Shard
 }
 
 // StreamPlan is what one StreamScanner.Next call returns: the plan of one
@@ -151,9 +156,13 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 		if err != nil {
 			return nil, err
 		}
+		splits, err := s.planner.shardSplits(ctx, snap.ID, snap.SchemaID, s.o.Shard, plan.Splits)
+		if err != nil {
+			return nil, err
+		}
 		s.full = nil
 		s.next = snap.ID + 1
-		return &StreamPlan{Snapshot: snap, Full: true, Splits: plan.Splits, NextSnapshot: snap.ID + 1}, nil
+		return &StreamPlan{Snapshot: snap, Full: true, Splits: splits, NextSnapshot: snap.ID + 1}, nil
 	}
 	if s.o.Bounded && s.next > s.end {
 		return nil, ErrEndOfScan
@@ -186,6 +195,9 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 			return nil, err
 		}
 		sp.Splits = plan.Splits
+	}
+	if sp.Splits, err = s.planner.shardSplits(ctx, snap.ID, snap.SchemaID, s.o.Shard, sp.Splits); err != nil {
+		return nil, err
 	}
 	s.next = snap.ID + 1
 	s.jumpedAt = 0
@@ -267,6 +279,11 @@ func (s *StreamScanner) start(ctx context.Context) (ok bool, err error) {
 			return false, fmt.Errorf("bounded stream ends at the latest snapshot %d: %w", latest, err)
 		}
 		s.end = latest
+	}
+	if s.o.Shard != nil {
+		if err := s.o.Shard.Validate(); err != nil {
+			return false, err
+		}
 	}
 	switch s.o.OnExpired {
 	case "", OnExpiredError, OnExpiredEarliest:

@@ -33,8 +33,8 @@ var (
 	ErrInvalidOption = fmt.Errorf("%w: invalid table option", ErrInvalidSchema)
 
 	// ErrPrimaryKeyTable is wrapped for an operation lakecore does not
-	// support on a table with primary keys (lakecore reads them; writing
-	// and maintaining them is partial).
+	// support on a table with primary keys (lakecore reads, writes,
+	// compacts and maintains them, but not through the append writer).
 	ErrPrimaryKeyTable = errors.New("primary-key tables are not supported")
 
 	// ErrUnsupported is returned (wrapped) by CheckWritable and CheckReadable

@@ -141,20 +141,26 @@ func (m *Manager) EarliestID(ctx context.Context) (id int64, ok bool, err error)
 // for stores that expose partial files; storage.FileIO publishes whole
 // files, so Get does not.
 func (m *Manager) Get(ctx context.Context, id int64) (*Snapshot, error) {
-	p := m.Path(id)
-	data, err := m.fio.ReadFile(ctx, p)
+	return readSnapshotFile(ctx, m.fio, "snapshot", m.Path(id), id)
+}
+
+// readSnapshotFile reads the snapshot-shaped file p (a snapshot or a
+// long-lived changelog, what names it) that must hold id; a missing file
+// wraps ErrSnapshotNotFound.
+func readSnapshotFile(ctx context.Context, fio storage.FileIO, what, p string, id int64) (*Snapshot, error) {
+	data, err := fio.ReadFile(ctx, p)
 	if errors.Is(err, storage.ErrNotExist) {
-		return nil, fmt.Errorf("read snapshot %s: %w: %w", p, ErrSnapshotNotFound, err)
+		return nil, fmt.Errorf("read %s %s: %w: %w", what, p, ErrSnapshotNotFound, err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", p, err)
+		return nil, fmt.Errorf("read %s %s: %w", what, p, err)
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", p, err)
+		return nil, fmt.Errorf("read %s %s: %w", what, p, err)
 	}
 	if s.ID != id {
-		return nil, fmt.Errorf("read snapshot %s: %w: the file holds snapshot id %d", p, ErrInvalidSnapshot, s.ID)
+		return nil, fmt.Errorf("read %s %s: %w: the file holds snapshot id %d", what, p, ErrInvalidSnapshot, s.ID)
 	}
 	return s, nil
 }
@@ -267,8 +273,13 @@ func (m *Manager) WriteEarliestHint(ctx context.Context, id int64) error {
 }
 
 func (m *Manager) writeHint(ctx context.Context, name string, id int64) error {
-	p := m.Dir() + "/" + name
-	if err := m.fio.WriteFile(ctx, p, []byte(strconv.FormatInt(id, 10))); err != nil {
+	return writeHint(ctx, m.fio, m.Dir(), name, id)
+}
+
+// writeHint writes the hint file dir/name holding id (HintFileUtils.commitHint).
+func writeHint(ctx context.Context, fio storage.FileIO, dir, name string, id int64) error {
+	p := dir + "/" + name
+	if err := fio.WriteFile(ctx, p, []byte(strconv.FormatInt(id, 10))); err != nil {
 		return fmt.Errorf("write hint %s: %w", p, err)
 	}
 	return nil

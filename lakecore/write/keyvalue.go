@@ -42,15 +42,17 @@ const (
 // with SortBufferWriteBuffer, io/KeyValueDataFileWriter.java): per
 // (partition, bucket) a write buffer that numbers each change on arrival,
 // continuing after the bucket's largest committed sequence number; on
-// Prepare, or when the buffer outgrows write-buffer-size, the buffer is
-// sorted by Java's key comparator (then sequence.field, then sequence
+// Prepare, or when the buffers of all buckets together reach
+// write-buffer-size (then the fullest other bucket's first, as Java's
+// MemoryPoolFactory preempts; see estimateRow for what is counted), a
+// buffer is sorted by Java's key comparator (then sequence.field, then sequence
 // number), the changes of one key are merged with the table's merge engine
 // and the result is written as level-0 files, one record per key in
 // strictly ascending key order, with exact DataFileMeta (_MIN_KEY,
 // _MAX_KEY, key and value stats, sequence range, _DELETE_ROW_COUNT).
 //
 // Only fixed-bucket tables with the deduplicate, partial-update or
-// aggregation engine and changelog-producer none are written; other
+// aggregation engine and changelog-producer none or input are written; other
 // options are refused (ErrUnsupportedTable). It is not safe for concurrent
 // use.
 type KeyValueWriter struct {
@@ -78,16 +80,18 @@ type KeyValueWriter struct {
 	keyFields             []types.DataField
 	// checkKey: the trimmed primary key is not the bucket key, so route
 	// checks that it encodes; scratch holds the values of one encoding.
-	checkKey            bool
-	scratch             []any
-	fileFields          []types.DataField
-	wopts               datafile.WriterOptions
-	dense               bool
-	partOpts            binrow.PartitionOptions
-	bufferSize          int64
-	dropUpdateBefore    bool
-	dropDeletes         bool
-	fileUUID, extension string
+	checkKey   bool
+	scratch    []any
+	fileFields []types.DataField
+	wopts      datafile.WriterOptions
+	dense      bool
+	partOpts   binrow.PartitionOptions
+	// bufferSize is write-buffer-size: the budget of the buffered changes
+	// of all buckets together; buffered is what they hold now.
+	bufferSize, buffered int64
+	dropUpdateBefore     bool
+	dropDeletes          bool
+	fileUUID, extension  string
 	// changelogPrefix is set for changelog-producer input: every change is
 	// also written, unmerged, to changelog files with this prefix.
 	changelogPrefix string
@@ -308,7 +312,9 @@ func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = fl
 // needs only its key columns: NULL in a NOT NULL column is written as the
 // type's zero value (types.ZeroValue), which no reader of a retract looks
 // at; partial-update and aggregation read a retract's values, so there
-// NOT NULL columns need values. Storage failures wrap ErrWriterFailed.
+// NOT NULL columns need values. The writer keeps row until its buffer is
+// flushed: the caller must not modify it after the call. Storage failures
+// wrap ErrWriterFailed.
 func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) error {
 	if w.failed != nil {
 		return w.failed
@@ -353,28 +359,69 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	}
 	b.buf = append(b.buf, &mergetree.KeyValue{Value: row, Seq: b.seq, Kind: kind})
 	b.seq++
-	b.bufBytes += estimateRow(row)
-	if b.bufBytes >= w.bufferSize {
-		if err := w.flush(ctx, b); err != nil {
+	n := estimateRow(row)
+	b.bufBytes += n
+	w.buffered += n
+	if w.buffered >= w.bufferSize {
+		if err := w.flush(ctx, w.preempt(b)); err != nil {
 			return w.fail(err)
 		}
 	}
 	return nil
 }
 
-// estimateRow is a rough in-memory size of a buffered row.
+// preempt picks the buffer to flush when the buffers of all buckets
+// together reach write-buffer-size, as Java's MemoryPoolFactory does for
+// the writers sharing its pool (apache/paimon:
+// paimon-core/.../memory/MemoryPoolFactory.java preemptMemory): the bucket
+// holding the most besides the one being written, or, when the others hold
+// nothing, that one itself (its SortBufferWriteBuffer.put fails and
+// MergeTreeWriter.write flushes it).
+func (w *KeyValueWriter) preempt(writing *kvBucket) *kvBucket {
+	var victim *kvBucket
+	for _, o := range w.order {
+		if o != writing && o.bufBytes > 0 && (victim == nil || o.bufBytes > victim.bufBytes) {
+			victim = o
+		}
+	}
+	if victim == nil {
+		return writing
+	}
+	return victim
+}
+
+// estimateRow is the Go heap a buffered change holds: its KeyValue, the
+// pointer to it in the buffer, the row's slice and every boxed value
+// (strings and byte slices with their bytes). It is what write-buffer-size
+// bounds, as Java bounds the bytes of its binary rows; the garbage
+// collector's headroom (GOGC) comes on top.
 func estimateRow(row []any) int64 {
-	n := int64(64 + 16*len(row))
+	n := int64(48 + 8 + roundAlloc(16*len(row)))
 	for _, v := range row {
 		switch x := v.(type) {
+		case nil, bool:
+			// no allocation
 		case string:
-			n += int64(len(x))
+			n += 16 + roundAlloc(len(x))
 		case []byte:
-			n += int64(len(x))
+			n += 24 + roundAlloc(len(x))
+		case types.Decimal:
+			n += 32 + 40 // the Decimal and its big.Int
+			if x.Unscaled != nil {
+				n += roundAlloc(8 * len(x.Unscaled.Bits()))
+			}
+		case int8, int16, int32, int64, float32, float64:
+			n += 8
+		default:
+			n += 32 // timestamps and the like; nested values are rare in keyed tables
 		}
 	}
 	return n
 }
+
+// roundAlloc rounds a small allocation up to a multiple of 16 bytes, as
+// Go's size classes roughly do.
+func roundAlloc(n int) int64 { return int64((n + 15) &^ 15) }
 
 func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
 	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true)
@@ -482,6 +529,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 		i = j
 	}
 	clear(b.buf)
+	w.buffered -= b.bufBytes
 	b.buf, b.bufBytes = b.buf[:0], 0
 	return files.close()
 }
@@ -748,6 +796,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 // last Prepare; the writer is usable again. Sequence numbers are not reused.
 func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
+	w.buffered = 0
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
 		b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil

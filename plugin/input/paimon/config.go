@@ -1,8 +1,8 @@
 // Package input is the Benthos `paimon` batch input: it tails an Apache
-// Paimon append table snapshot by snapshot with Paimon's scan modes, emits
-// one structured message per row (plugin/internal/rowconv), and keeps its
-// progress in the table as a consumer file that advances only past fully
-// acknowledged snapshots.
+// Paimon table (append or primary-key, whole or one shard of it) snapshot
+// by snapshot with Paimon's scan modes, emits one structured message per
+// row (plugin/internal/rowconv), and keeps its progress in the table as a
+// consumer file that advances only past fully acknowledged snapshots.
 //
 // Files: config.go (the config spec and ParseConfig), filter.go
 // (partition_filter), input.go (registration, Connect/ReadBatch/Close,
@@ -21,6 +21,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -39,6 +40,10 @@ const (
 	fieldReadOverwrite     = "read_overwrite"
 	fieldOnExpired         = "on_expired"
 	fieldAutoReplayNacks   = "auto_replay_nacks"
+	fieldChangelog         = "changelog"
+	fieldShard             = "shard"
+	fieldShardCount        = "count"
+	fieldShardIndex        = "index"
 )
 
 // ScanMode is where a read starts, with Paimon's names and semantics
@@ -118,10 +123,33 @@ type Config struct {
 	// AutoReplayNacks mirrors auto_replay_nacks; the constructor wraps the
 	// input with service.AutoRetryNacksBatchedToggled, which reads it itself.
 	AutoReplayNacks bool
+	// Changelog emits every change of a primary-key table (true, the
+	// default); false emits only the latest value of each changed key per
+	// snapshot (read.TableRead.SetLatestChanges). Connect refuses false on
+	// an append table.
+	Changelog bool
+	// Shard is the part of the table this input reads; Count 1 (the
+	// default) reads all of it. With Count > 1 a consumer_id is suffixed
+	// with ShardSuffix.
+	Shard scan.Shard
+}
+
+// ShardSuffix is what a sharded input appends to its consumer_id, so that
+// the shards of one config, which differ only in index, keep one consumer
+// each: "-shard-<index>-of-<count>".
+func ShardSuffix(s scan.Shard) string { return fmt.Sprintf("-shard-%d-of-%d", s.Index, s.Count) }
+
+// Consumer returns the consumer id the input keeps its position under:
+// consumer_id, suffixed with ShardSuffix when sharded; "" without one.
+func (c Config) Consumer() string {
+	if c.ConsumerID == "" || c.Shard.Count <= 1 {
+		return c.ConsumerID
+	}
+	return c.ConsumerID + ShardSuffix(c.Shard)
 }
 
 const inputDescription = `
-Reads an https://paimon.apache.org[Apache Paimon^] append table the way Paimon's streaming source does: snapshot by
+Reads an https://paimon.apache.org[Apache Paimon^] table the way Paimon's streaming source does: snapshot by
 snapshot in id order, emitting the rows of the data files each ` + "`APPEND`" + ` snapshot added (and, with
 ` + "`read_overwrite`" + `, each ` + "`OVERWRITE`" + ` snapshot), then waiting ` + "`discovery_interval`" + ` for the next one.
 ` + "`COMPACT`" + ` snapshots only rewrite existing rows and are skipped, so compaction never duplicates data downstream.
@@ -186,6 +214,28 @@ each with ` + "`paimon_row_kind`" + ` (` + "`+I`" + `, ` + "`-U`" + `, ` + "`+U`
 (` + "`insert`" + `, ` + "`update_before`" + `, ` + "`update_after`" + `, ` + "`delete`" + `, the names Benthos CDC inputs use).
 Rows of one bucket arrive in the order they were written.
 
+== Primary-key tables: changelog or latest values
+
+With ` + "`changelog: true`" + ` (the default) every change record of each snapshot is emitted with its row kind: the
+table's changelog files when it has a ` + "`changelog-producer`" + `, its delta files otherwise. With ` + "`changelog: false`" + ` the
+input emits an upsert stream, what a key-value store (Redis, a SQL upsert) needs: the full read is the merged
+table, as always, and for each later snapshot only the last change of each key in it, never a ` + "`-U`" + `: ` + "`+I`" + `
+or ` + "`+U`" + ` is the key's new value, ` + "`-D`" + ` (` + "`operation: delete`" + `) removes it. Applying the messages in order
+to a map gives the merged table after every snapshot. This is how Flink reads a table without changelog producer
+(an upsert changelog) and what its upsert-kafka sink keeps. ` + "`changelog: false`" + ` on an append table, or on a
+partial-update or aggregation table without a ` + "`lookup`" + ` or ` + "`full-compaction`" + ` changelog producer (whose delta
+records are not whole rows), fails at connect.
+
+== Sharded readers
+
+` + "`shard: {count: N, index: i}`" + ` lets N processes read one table together, every row read by exactly one of them.
+On a bucketed table shard i reads the buckets b with b mod N = i, so each bucket's order is kept; on an append
+table without buckets (` + "`bucket: -1`" + `) it reads the data files whose name hashes to i (FNV-1a 32 of the file
+name, mod N). Files of other shards are never opened, and a snapshot with nothing for a shard still moves its
+consumer. The processes share one config and differ in ` + "`index`" + ` only (` + "`index: ${SHARD_INDEX}`" + `): the
+` + "`consumer_id`" + ` is suffixed with ` + "`-shard-<i>-of-<N>`" + `, so each shard keeps its own position. Changing N starts new
+consumers.
+
 == Partition filter
 
 ` + "`partition_filter`" + ` reads only some partitions, pruning whole manifests and files by their partition statistics.
@@ -236,7 +286,7 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("Keep progress in the table as consumer `consumer/consumer-<id>`, Paimon's `consumer-id`. The "+
 					"consumer advances only past snapshots whose messages are all acknowledged, resumes reading after a "+
 					"restart (overriding `scan_mode`), and protects unread snapshots from expiry by Java's and our writers. "+
-					"Leave empty to keep no progress.").
+					"With `shard.count` > 1 the id is suffixed with `-shard-<index>-of-<count>`. Leave empty to keep no progress.").
 				Default("").
 				Example("orders-to-warehouse").
 				LintRule(`root = if this.contains("/") || this.contains("\\") || this.trim() != this { [ "consumer_id must not contain '/', '\\' or leading or trailing spaces" ] }`),
@@ -277,6 +327,26 @@ func ConfigSpec() *service.ConfigSpec {
 					"behind snapshot expiry). A start position that has expired always moves to the earliest snapshot.").
 				Default(string(OnExpiredError)).
 				Advanced(),
+			service.NewBoolField(fieldChangelog).
+				Description("Primary-key tables: `true` emits every change of each snapshot with its row kind "+
+					"(`+I`, `-U`, `+U`, `-D`); `false` emits only the latest value of each changed key per snapshot, as "+
+					"an upsert stream for a key-value store: `+I`/`+U` set the key, `-D` (operation `delete`) removes it, "+
+					"no `-U`. The first full read is the merged table either way. `false` is refused on append tables.").
+				Default(true),
+			service.NewObjectField(fieldShard,
+				service.NewIntField(fieldShardCount).
+					Description("The number of processes that read the table together.").
+					Default(1),
+				service.NewIntField(fieldShardIndex).
+					Description("This process's shard, from 0 to `count - 1`; usually from an environment variable.").
+					Default(0).
+					Example("${SHARD_INDEX}"),
+			).
+				Description("Read one of `count` disjoint parts of the table, so that `count` processes share it: "+
+					"buckets with `bucket mod count = index`, or on an append table without buckets the data files "+
+					"whose name's FNV-1a 32 hash mod count is `index`. A `consumer_id` is suffixed with "+
+					"`-shard-<index>-of-<count>`, one consumer per shard.").
+				Advanced(),
 			service.NewAutoRetryNacksToggleField(),
 		).
 		LintRule(inputLintRule).
@@ -311,6 +381,25 @@ input:
 output:
   stdout: {}
 `).
+		Example("Latest values into a key-value store, three processes",
+			"Each of three processes reads a third of a primary-key table's buckets and gets an upsert stream: "+
+				"the latest value of each changed key per snapshot (`+I`/`+U`), or its deletion (`-D`, operation `delete`). "+
+				"The three run one config with `index` set per process (usually `${SHARD_INDEX}`); each keeps its consumer "+
+				"`orders-to-kv-shard-<index>-of-3`.",
+			`
+input:
+  paimon:
+    warehouse: s3://lake/warehouse
+    database: shop
+    table: orders
+    consumer_id: orders-to-kv
+    changelog: false
+    shard:
+      count: 3
+      index: 0 # 1 and 2 in the other processes
+output:
+  stdout: {}
+`).
 		Example("Copy a table",
 			"Copies every row of one table into another, preserving types; progress survives restarts.",
 			`
@@ -333,6 +422,8 @@ let mode = this.scan_mode.or("latest-full")
 let has_ts = this.scan_timestamp.or("").string() != ""
 let has_id = this.scan_snapshot_id.or(0) != 0
 let cols = this.columns.or([])
+let shard_count = this.shard.count.or(1).number().catch(1)
+let shard_index = this.shard.index.or(0).number().catch(0)
 root = [
   if $mode == "from-timestamp" && !$has_ts { "scan_timestamp is required when scan_mode is from-timestamp" },
   if $mode != "from-timestamp" && $has_ts { "scan_timestamp is only used with scan_mode from-timestamp, not %s".format($mode) },
@@ -341,6 +432,8 @@ root = [
   if this.bounded.or(false) && $mode == "latest" { "bounded with scan_mode latest reads nothing: latest starts after the snapshot where a bounded read ends" },
   if $cols.length() != $cols.unique().length() { "columns has duplicates" },
   if this.partition_filter.or(null) != null && !["object", "array"].contains(this.partition_filter.type()) { "partition_filter must be a map of partition key to value(s), or a list of such maps" },
+  if $shard_count < 1 { "shard.count must be at least 1, not %v".format($shard_count) },
+  if $shard_count >= 1 && ($shard_index < 0 || $shard_index >= $shard_count) { "shard.index must be from 0 to shard.count - 1 (%v), not %v".format($shard_count - 1, $shard_index) },
 ]
 `
 
@@ -450,6 +543,21 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.AutoReplayNacks, err = conf.FieldBool(fieldAutoReplayNacks); err != nil {
 		return c, err
+	}
+	if c.Changelog, err = conf.FieldBool(fieldChangelog); err != nil {
+		return c, err
+	}
+	if c.Shard.Count, err = conf.FieldInt(fieldShard, fieldShardCount); err != nil {
+		return c, err
+	}
+	if c.Shard.Index, err = conf.FieldInt(fieldShard, fieldShardIndex); err != nil {
+		return c, err
+	}
+	switch {
+	case c.Shard.Count < 1:
+		return c, fmt.Errorf("shard.count must be at least 1, not %d", c.Shard.Count)
+	case c.Shard.Index < 0 || c.Shard.Index >= c.Shard.Count:
+		return c, fmt.Errorf("shard.index must be from 0 to shard.count - 1 (%d), not %d", c.Shard.Count-1, c.Shard.Index)
 	}
 	return c, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/spectest"
 	paimonout "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
@@ -40,6 +41,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		BatchSize:         1000,
 		OnExpired:         OnExpiredError,
 		AutoReplayNacks:   true,
+		Changelog:         true,
+		Shard:             scan.Shard{Count: 1},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got  %+v\nwant %+v", c, want)
@@ -69,6 +72,8 @@ batch_size: 500
 read_overwrite: true
 on_expired: earliest
 auto_replay_nacks: false
+changelog: false
+shard: { count: 3, index: 2 }
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +82,12 @@ auto_replay_nacks: false
 		t.Errorf("scan %s %d", c.ScanMode, c.ScanTimestampMillis)
 	}
 	if c.DiscoveryInterval != 100*time.Millisecond || c.ConsumerID != "orders-tail" || !c.Bounded ||
-		c.BatchSize != 500 || !c.ReadOverwrite || c.OnExpired != OnExpiredEarliest || c.AutoReplayNacks {
+		c.BatchSize != 500 || !c.ReadOverwrite || c.OnExpired != OnExpiredEarliest || c.AutoReplayNacks ||
+		c.Changelog || c.Shard != (scan.Shard{Count: 3, Index: 2}) {
 		t.Errorf("config %+v", c)
+	}
+	if got := c.Consumer(); got != "orders-tail-shard-2-of-3" {
+		t.Errorf("sharded consumer id %q, want orders-tail-shard-2-of-3", got)
 	}
 	if !reflect.DeepEqual(c.Columns, []string{"id", "amount"}) {
 		t.Errorf("columns %v", c.Columns)
@@ -160,6 +169,11 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + "partition_filter: { dt: [] }\n", `key "dt": an empty list matches nothing`},
 		{base + "partition_filter: { dt: { a: 1 } }\n", `key "dt": values must be scalars, got a map`},
 		{base + "partition_filter: {}\n", "an empty map"},
+		{base + "shard: { count: 0 }\n", "shard.count must be at least 1, not 0"},
+		{base + "shard: { count: -2, index: 0 }\n", "shard.count must be at least 1, not -2"},
+		{base + "shard: { count: 3, index: 3 }\n", "shard.index must be from 0 to shard.count - 1 (2), not 3"},
+		{base + "shard: { count: 3, index: -1 }\n", "shard.index must be from 0 to shard.count - 1 (2), not -1"},
+		{base + "shard: { index: 1 }\n", "shard.index must be from 0 to shard.count - 1 (0), not 1"},
 	}
 	for _, tc := range cases {
 		_, err := parse(t, tc.yaml)
@@ -219,6 +233,11 @@ func TestLintRules(t *testing.T) {
 		{head + "  consumer_id: a/b\n", []string{"consumer_id must not contain"}},
 		{head + "  partition_filter: dt\n", []string{"partition_filter must be a map of partition key to value(s), or a list of such maps"}},
 		{head + "  consumer: x\n", []string{"field consumer not recognised"}},
+		{head + "  changelog: false\n  shard: { count: 4, index: 3 }\n", nil},
+		{head + "  shard: { count: 0, index: 0 }\n", []string{"shard.count must be at least 1, not 0"}},
+		{head + "  shard: { count: 2, index: 2 }\n", []string{"shard.index must be from 0 to shard.count - 1 (1), not 2"}},
+		{head + "  shard: { count: 2, index: -1 }\n", []string{"shard.index must be from 0 to shard.count - 1 (1), not -1"}},
+		{head + "  shard: { count: 2, shard: 1 }\n", []string{"field shard not recognised"}},
 	}
 	for _, tc := range cases {
 		spectest.CheckLint(t, linter.LintInputYAML, tc.yaml, tc.want...)
@@ -238,6 +257,7 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 	}
 	data := spectest.CheckDocs(t, view,
 		"== Scan modes", "== Progress and acknowledgements", "== Messages", "== Partition filter",
+		"== Primary-key tables: changelog or latest values", "== Sharded readers", "=== changelog", "=== shard.index",
 		"=== scan_mode", "* from-snapshot-full: All rows of snapshot", "=== partition_filter", "=== auto_replay_nacks",
 		"=== s3.credentials.token (secret)", `=== discovery_interval`, `Default: "1s"`, "paimon_snapshot_id", "paimon_row",
 	)
@@ -265,6 +285,7 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 		"s3": {true, false}, "read_overwrite": {true, false}, "on_expired": {true, false},
 		"scan_mode": {false, false}, "scan_timestamp": {false, false}, "scan_snapshot_id": {false, false},
 		"partition_filter": {false, true}, "consumer_id": {false, false},
+		"changelog": {false, false}, "shard": {true, false},
 	} {
 		if flags[name] != want {
 			t.Errorf("field %s: advanced, optional = %v, want %v", name, flags[name], want)
@@ -274,6 +295,25 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 		_, err := ParseConfig(conf)
 		return err
 	})
+}
+
+func TestConsumerID(t *testing.T) {
+	cases := []struct {
+		id    string
+		shard scan.Shard
+		want  string
+	}{
+		{"", scan.Shard{Count: 1}, ""},
+		{"", scan.Shard{Count: 3, Index: 1}, ""},
+		{"tail", scan.Shard{Count: 1}, "tail"},
+		{"tail", scan.Shard{Count: 3, Index: 0}, "tail-shard-0-of-3"},
+		{"tail", scan.Shard{Count: 3, Index: 2}, "tail-shard-2-of-3"},
+	}
+	for _, tc := range cases {
+		if got := (Config{ConsumerID: tc.id, Shard: tc.shard}).Consumer(); got != tc.want {
+			t.Errorf("consumer_id %q, shard %+v: %q, want %q", tc.id, tc.shard, got, tc.want)
+		}
+	}
 }
 
 func TestParseScanTimestamp(t *testing.T) {

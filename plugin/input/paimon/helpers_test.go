@@ -45,14 +45,20 @@ func newTestTable(t testing.TB, partitionKeys []string, options map[string]strin
 
 func createTestTable(t testing.TB, wh string, partitionKeys []string, options map[string]string) *testTable {
 	t.Helper()
+	return createTable(t, wh, lakecore.TableSpec{
+		Fields: types.MustParse(eventsSchema).Fields, PartitionKeys: partitionKeys, Options: options,
+	})
+}
+
+// createTable creates the table default.events of spec in warehouse wh.
+func createTable(t testing.TB, wh string, spec lakecore.TableSpec) *testTable {
+	t.Helper()
 	ctx := context.Background()
 	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := cat.CreateTable(ctx, "default", "events", lakecore.TableSpec{
-		Fields: types.MustParse(eventsSchema).Fields, PartitionKeys: partitionKeys, Options: options,
-	})
+	tbl, err := cat.CreateTable(ctx, "default", "events", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +89,14 @@ func (tt *testTable) appendRows(rows ...[]any) *snapshot.Snapshot {
 	if err != nil {
 		tt.t.Fatal(err)
 	}
+	return tt.commit(msgs)
+}
+
+// commit commits msgs as the next commit and returns the last snapshot.
+func (tt *testTable) commit(msgs []commit.Message) *snapshot.Snapshot {
+	tt.t.Helper()
 	tt.commits.Add(1)
-	s, err := tt.committer.Commit(ctx, tt.id.Add(1), msgs)
+	s, err := tt.committer.Commit(context.Background(), tt.id.Add(1), msgs)
 	if err != nil {
 		tt.t.Fatal(err)
 	}

@@ -11,7 +11,9 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -196,9 +198,18 @@ func (in *Input) Connect(ctx context.Context) error {
 		Filter:          filter,
 		Bounded:         c.Bounded,
 	}
+	if c.Shard.Count > 1 {
+		o.Shard = &c.Shard
+		in.log.Infof("paimon input on %s: reading shard %d of %d (shards 0 to %d)", c.Table, c.Shard.Index, c.Shard.Count, c.Shard.Count-1)
+	}
+	if !c.Changelog {
+		if err := checkLatestValues(s); err != nil {
+			return fmt.Errorf("paimon input on %s: %w", c.Table, err)
+		}
+	}
 	var consumer *consumerWriter
-	if c.ConsumerID != "" {
-		con, found, err := tbl.Consumers().Get(ctx, c.ConsumerID)
+	if id := c.Consumer(); id != "" {
+		con, found, err := tbl.Consumers().Get(ctx, id)
 		if err != nil {
 			return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 		}
@@ -208,12 +219,12 @@ func (in *Input) Connect(ctx context.Context) error {
 			// Paimon (AbstractDataTableScan.createStartingScanner).
 			o.NextSnapshot = con.NextSnapshot
 			start = con.NextSnapshot
-			in.log.Infof("paimon input on %s: consumer %q resumes at snapshot %d (scan_mode %s is not used)", c.Table, c.ConsumerID, start, c.ScanMode)
+			in.log.Infof("paimon input on %s: consumer %q resumes at snapshot %d (scan_mode %s is not used)", c.Table, id, start, c.ScanMode)
 			in.m.consumerPosition.Set(start)
 		} else {
-			in.log.Infof("paimon input on %s: consumer %q has no position yet; starting with scan_mode %s", c.Table, c.ConsumerID, c.ScanMode)
+			in.log.Infof("paimon input on %s: consumer %q has no position yet; starting with scan_mode %s", c.Table, id, c.ScanMode)
 		}
-		consumer = newConsumerWriter(tbl.Consumers(), c.ConsumerID, start, in.log, in.m)
+		consumer = newConsumerWriter(tbl.Consumers(), id, start, in.log, in.m)
 	}
 	r, err := newSnapshotReader(in, tbl, tbl.NewStreamScan(o), projection)
 	if err != nil {
@@ -314,6 +325,32 @@ func (in *Input) Close(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// checkLatestValues refuses changelog: false where the latest change of a
+// key is not its value: append tables have no key, and the delta records
+// of partial-update and aggregation tables are partial rows or increments
+// unless a lookup or full-compaction changelog producer writes merged
+// values (apache/paimon docs: partial-update and aggregation streaming
+// reads need those producers).
+func checkLatestValues(s *schema.TableSchema) error {
+	if len(s.PrimaryKeys) == 0 {
+		return fmt.Errorf("%s: false needs a primary-key table; this is an append table, whose rows are all inserts: remove %s", fieldChangelog, fieldChangelog)
+	}
+	mode, err := mergetree.ParseMode(s.Options)
+	if err != nil {
+		return err
+	}
+	switch mode.Name {
+	case mergetree.EngineDeduplicate, mergetree.EngineFirstRow:
+		return nil
+	}
+	switch mode.ChangelogProducer {
+	case "lookup", "full-compaction":
+		return nil
+	}
+	return fmt.Errorf("%s: false needs whole rows, but the table's merge-engine %s with changelog-producer %s stores partial changes: "+
+		"use changelog: true, or a changelog-producer lookup or full-compaction", fieldChangelog, mode.Name, mode.ChangelogProducer)
 }
 
 // errAdvice completes scan errors with what the user can do.

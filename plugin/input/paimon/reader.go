@@ -113,6 +113,7 @@ func (r *snapshotReader) newRead() error {
 		return err
 	}
 	tr.SetBatchSize(min(r.in.conf.BatchSize, 4096))
+	tr.SetLatestChanges(!r.in.conf.Changelog)
 	partOpts, err := s.Opts().PartitionOptions()
 	if err != nil {
 		return err

@@ -57,8 +57,11 @@ type commitRequest struct {
 	msgs        []commit.Message
 	rows, bytes int64
 	files       int64
-	state       atomic.Int32
-	done        chan commitResult // buffered: the committer never blocks on it
+	// positions are the source offsets the batch commits (nil without
+	// source_position).
+	positions *batchPositions
+	state     atomic.Int32
+	done      chan commitResult // buffered: the committer never blocks on it
 }
 
 // commitResult is the outcome of the group a request was committed in.
@@ -86,6 +89,9 @@ type groupCommitter struct {
 	met       *outputMetrics
 	progress  time.Duration // demo progress log interval; 0 = off
 	onCommit  func(*snapshot.Snapshot)
+	// positions records source positions in every commit; nil without
+	// source_position.
+	positions *positionTracker
 
 	nextID int64 // owned by run
 
@@ -229,8 +235,22 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 	id := g.nextID
 	g.nextID++
 
+	var opts []commit.CommitOption
+	applyPositions := func() {}
+	if g.positions != nil {
+		batches := make([]*batchPositions, 0, len(live))
+		for _, r := range live {
+			if r.positions != nil {
+				batches = append(batches, r.positions)
+			}
+		}
+		var props map[string]string
+		props, applyPositions = g.positions.properties(batches)
+		opts = append(opts, commit.WithProperties(props))
+	}
+
 	start := time.Now()
-	snap, err := g.c.Commit(g.ctx, id, msgs)
+	snap, err := g.c.Commit(g.ctx, id, msgs, opts...)
 	ambiguous := err != nil && errors.Is(err, commit.ErrCommitAmbiguous)
 	if ambiguous && errors.Is(err, commit.ErrStaleSnapshot) {
 		// The snapshot was created while expiry deleted the ones above
@@ -240,7 +260,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 		g.log.Warnf("Commit %d of %d batches raced snapshot expiry and its outcome cannot be known; the batches will be delivered again: %v", id, len(live), err)
 	} else if ambiguous {
 		g.log.Warnf("Commit %d of %d batches has an unknown outcome, resolving it through commit user %q: %v", id, len(live), g.user, err)
-		snap, err = g.resolve(g.ctx, id, msgs, err)
+		snap, err = g.resolve(g.ctx, id, msgs, err, opts)
 	}
 	g.met.commitLatency.Timing(time.Since(start).Nanoseconds())
 
@@ -255,6 +275,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 		g.met.commitFailures.Incr(1)
 		g.log.Errorf("Failed to commit %d batches (%d rows); they will be delivered again: %v", len(live), rows, res.err)
 	} else {
+		applyPositions()
 		g.met.commits.Incr(1)
 		g.met.rowsWritten.Incr(rows)
 		g.met.filesWritten.Incr(files)
@@ -278,7 +299,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 // whether the user's snapshots reached id and, if they did not, commits
 // again under the same identifier; up to maxResolveRounds times. The error
 // returned still wraps ErrCommitAmbiguous when the outcome stays unknown.
-func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Message, err error) (*snapshot.Snapshot, error) {
+func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Message, err error, opts []commit.CommitOption) (*snapshot.Snapshot, error) {
 	wait := resolveWait
 	for round := 1; round <= maxResolveRounds; round++ {
 		t := time.NewTimer(wait)
@@ -307,7 +328,7 @@ func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Me
 		// With Java's recovery check: if the commit did land and expiry
 		// already removed its snapshot from view, its files are live and
 		// are not added a second time.
-		snap, err = g.c.CommitRecovered(ctx, id, msgs)
+		snap, err = g.c.CommitRecovered(ctx, id, msgs, opts...)
 		if errors.Is(err, manifest.ErrDuplicateFile) {
 			g.log.Infof("Commit %d of user %q did land (its files are in the table); its batches are acknowledged", id, g.user)
 			return nil, nil

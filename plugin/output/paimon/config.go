@@ -21,10 +21,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/bloblang"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
@@ -41,6 +43,12 @@ const (
 	fieldCTBucketKey     = "bucket_key"
 	fieldCTPrimaryKeys   = "primary_keys"
 	fieldRowKind         = "row_kind"
+	fieldSourcePosition  = "source_position"
+	fieldCDCFormat       = "cdc_format"
+	fieldBefore          = "before"
+	fieldTableIdle       = "table_idle_timeout"
+	fieldSPStream        = "stream"
+	fieldSPOffset        = "offset"
 	fieldCTOptions       = "options"
 	fieldCommitUser      = "commit_user"
 	fieldBatching        = "batching"
@@ -77,6 +85,14 @@ type Config struct {
 	// CommitUser is the commitUser of every snapshot this output writes;
 	// never empty (DefaultCommitUser when the field is left empty).
 	CommitUser string
+	// CommitUserSet says commit_user was given; else each table routed
+	// to takes DefaultCommitUser of its own name and Label.
+	CommitUserSet bool
+	// Label is the output's label ("" when unlabelled).
+	Label string
+	// Route names the table per message when database or table are
+	// interpolated (route.go); nil for the one table of Table.
+	Route *Route
 	// Batching is the Benthos batch policy the constructor returns.
 	Batching service.BatchPolicy
 	// MaxInFlight is how many batches may be converted and written at once.
@@ -88,6 +104,22 @@ type Config struct {
 	// RowKind is row_kind: the row kind of each message of a primary-key
 	// table; nil reads the operation metadata (RowKindOf).
 	RowKind *service.InterpolatedString
+	// SourcePosition is source_position: where each message is in its
+	// source, for exactly-once delivery from sources that replay; nil
+	// without it.
+	SourcePosition *SourcePosition
+	// CDCFormat is cdc_format: the envelope messages carry their changes
+	// in; empty for native messages (one row each, of kind RowKind).
+	CDCFormat cdcformat.Format
+	// Before is the before mapping: the row before an update of a native
+	// message (written as -U ahead of the +U); nil without it.
+	Before *bloblang.Executor
+}
+
+// SourcePosition is the source_position object: the stream a message comes
+// from and its offset there (position.go).
+type SourcePosition struct {
+	Stream, Offset *service.InterpolatedString
 }
 
 // Maintenance is the automatic table maintenance the output runs after its
@@ -294,7 +326,7 @@ func ConfigSpec() *service.ConfigSpec {
 		Version("0.1.0").
 		Summary("Appends messages as rows to an Apache Paimon table on a local disk or S3, committing one snapshot per group of batches and acknowledging messages only after the commit.").
 		Description(outputDescription).
-		Fields(config.TableFields()...).
+		Fields(config.RoutedTableFields()...).
 		Fields(
 			createTableField(),
 			service.NewInterpolatedStringField(fieldRowKind).
@@ -304,12 +336,65 @@ func ConfigSpec() *service.ConfigSpec {
 					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
 					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
 					"inserts only: a message whose row kind is not an insert fails alone. Changes to a key are applied "+
-					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1), "+
-					"and a batch that fails and is delivered again lands after the batches written meanwhile, so a "+
-					"source that can replay should give a `sequence.field` (a position or timestamp column).").
+					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1); "+
+					"set `pipeline.threads: 1` so that Benthos' processor threads do not reorder batches before they "+
+					"arrive. A batch that fails and is delivered again lands after the batches written meanwhile, so a "+
+					"source that can replay should set `source_position` or give a `sequence.field`.").
 				Default("").
 				Example(`${! @operation }`).
 				Example(`${! if this.deleted.or(false) { "-D" } else { "+U" } }`),
+			service.NewBloblangField(fieldBefore).
+				Description("For native messages of a primary-key table: a mapping that gives the row as it was before an "+
+					"update (`+U`), written as a `-U` ahead of the update. Tables whose readers need the old values "+
+					"want it: `changelog-producer: input` (the changelog then holds `-U`/`+U` pairs, as Flink's "+
+					"updates do) and `aggregation` (a `-U` retracts the old value from sums and counts). A mapping "+
+					"that gives null or deletes the root writes no `-U`. CDC inputs put the old row in metadata "+
+					"(`pg_cdc`: `before` under REPLICA IDENTITY FULL).").
+				Examples(`root = @before`, `root = this.before`).
+				Optional().
+				Advanced(),
+			service.NewStringEnumField(fieldCDCFormat, "native", string(cdcformat.Debezium), string(cdcformat.Canal),
+				string(cdcformat.Maxwell), string(cdcformat.Ogg)).
+				Description("The form messages carry their changes in. `native` (the default): the message is the row, "+
+					"its row kind from `row_kind`. The others read a change-data-capture envelope exactly as Paimon's "+
+					"`kafka_sync_table` action does: `debezium-json` (`before`/`after`/`op`, with or without the "+
+					"`schema`/`payload` wrapper; Debezium's decimal, date, time and timestamp encodings decoded by the "+
+					"schema), `canal-json` (`data`/`old`/`type`, several rows per message), `maxwell-json` and "+
+					"`ogg-json`. As in Paimon an update becomes a delete of the old row and an insert of the new one, "+
+					"snapshot reads are inserts, tombstones and DDL events write nothing. A table created from such "+
+					"messages takes its column types and primary keys from the envelope where it carries them "+
+					"(Debezium's schema, Canal's `mysqlType` and `pkNames`). `row_kind` must be empty with an envelope.").
+				Default("native"),
+			service.NewObjectField(fieldSourcePosition,
+				service.NewInterpolatedStringField(fieldSPStream).
+					Description("The stream the message comes from: a Kafka topic and partition, a replication slot, a file. "+
+						"Offsets are compared within one stream only.").
+					Example(`${! @kafka_topic }/${! @kafka_partition }`).
+					Example(`pg/orders_slot`),
+				service.NewInterpolatedStringField(fieldSPOffset).
+					Description("The message's offset in its stream: an unsigned decimal integer, or several joined by `.` "+
+						"and compared one after the other (a commit LSN and the change's ordinal in its transaction). An "+
+						"empty offset writes the message without a position check.").
+					Example(`${! @kafka_offset }`).
+					Example(`${! @lsn_position }`),
+			).
+				Description("Exactly-once delivery from a source that can replay. Each commit records, per stream and in the "+
+					"same snapshot as the rows (property `"+positionsProperty+"`), the highest offset up to which every "+
+					"message was committed; a message at or below its stream's recorded offset is acknowledged without "+
+					"being written. A kill after a commit and before the acknowledgement then duplicates nothing, and a CDC "+
+					"source that replays from its last confirmed position applies nothing twice. Offsets must increase "+
+					"within a stream in the order the source delivers them. Positions belong to the commit user: writers "+
+					"with their own commit users keep their own. Batches are written one at a time (max_in_flight 1). "+
+					"A message that fails holds its stream's position back until it is committed, so a crash meanwhile "+
+					"writes the messages after it once more.").
+				Optional().
+				Advanced(),
+			service.NewDurationField(fieldTableIdle).
+				Description("With an interpolated `table` or `database`: a table without batches for this long has its "+
+					"committer and maintenance stopped and its state dropped, so that memory stays bounded with many "+
+					"tables; its next message opens it again. 0 keeps every table open.").
+				Default("10m").
+				Advanced(),
 			service.NewStringField(fieldCommitUser).
 				Description("The `commitUser` recorded in every snapshot this output commits. Paimon identifies a commit by "+
 					"its user and a strictly increasing commit identifier, and resolves a commit with an unknown outcome by "+
@@ -539,9 +624,10 @@ let prk = $ct.primary_keys.or([])
 let bucket = $ct.bucket.or(-1)
 let opts = $ct.options.or({})
 let okeys = $opts.keys()
+let routed = this.table.or("").contains("${!") || this.database.or("").contains("${!")
 root = [
-  if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 { "create_table.schema is required when create_table.enabled is true" },
-  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
+  if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 && !$routed { "create_table.schema is required when create_table.enabled is true" },
+  if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 && !$routed { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
   if $prk.length() > 0 && $bucket <= 0 { "create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet" },
   if $prk.length() != $prk.unique().length() { "create_table.primary_keys has duplicates" },
   if $bucket == -1 && $bks.length() > 0 { "create_table.bucket_key needs a positive create_table.bucket; with bucket -1 (bucket-unaware) there is nothing to hash into" },
@@ -568,21 +654,35 @@ root = [
 func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	var c Config
 	var err error
-	if c.Table, err = config.ParseTable(conf); err != nil {
+	var routed bool
+	if c.Table, routed, err = config.ParseTableTemplate(conf); err != nil {
 		return c, err
 	}
-	if c.CreateTable, err = parseCreateTable(conf.Namespace(fieldCreateTable)); err != nil {
+	if routed {
+		c.Route = &Route{}
+		if c.Route.Database, err = conf.FieldInterpolatedString(config.FieldDatabase); err != nil {
+			return c, err
+		}
+		if c.Route.Table, err = conf.FieldInterpolatedString(config.FieldTable); err != nil {
+			return c, err
+		}
+		if c.Route.IdleTimeout, err = conf.FieldDuration(fieldTableIdle); err != nil {
+			return c, err
+		}
+	}
+	if c.CreateTable, err = parseCreateTable(conf.Namespace(fieldCreateTable), routed); err != nil {
 		return c, err
 	}
 	if c.CommitUser, err = conf.FieldString(fieldCommitUser); err != nil {
 		return c, err
 	}
+	if res := conf.Resources(); res != nil {
+		c.Label = res.Label()
+	}
 	if c.CommitUser = strings.TrimSpace(c.CommitUser); c.CommitUser == "" {
-		label := ""
-		if res := conf.Resources(); res != nil {
-			label = res.Label()
-		}
-		c.CommitUser = DefaultCommitUser(c.Table, label)
+		c.CommitUser = DefaultCommitUser(c.Table, c.Label)
+	} else {
+		c.CommitUserSet = true
 	}
 	if c.Batching, err = conf.FieldBatchPolicy(fieldBatching); err != nil {
 		return c, err
@@ -592,6 +692,42 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.MaxInFlight < 1 {
 		return c, fmt.Errorf("max_in_flight must be at least 1, not %d", c.MaxInFlight)
+	}
+	if s, err := conf.FieldString(fieldCDCFormat); err != nil {
+		return c, err
+	} else if s != "native" {
+		if c.CDCFormat, err = cdcformat.ParseFormat(s); err != nil {
+			return c, fmt.Errorf("cdc_format: %w", err)
+		}
+	}
+	if conf.Contains(fieldBefore) {
+		if c.CDCFormat != "" {
+			return c, fmt.Errorf("before: not with cdc_format %s, whose envelope carries the old row", c.CDCFormat)
+		}
+		if c.Before, err = conf.FieldBloblang(fieldBefore); err != nil {
+			return c, err
+		}
+	}
+	if routed && c.MaxInFlight == DefaultMaxInFlight {
+		// Any table routed to may have primary keys, which need batches in
+		// order; the default counts as unset.
+		c.MaxInFlight = 1
+	}
+	if conf.Contains(fieldSourcePosition) {
+		sp := &SourcePosition{}
+		if sp.Stream, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPStream); err != nil {
+			return c, err
+		}
+		if sp.Offset, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPOffset); err != nil {
+			return c, err
+		}
+		// A later batch committed before an earlier one could record a
+		// position past messages that then fail.
+		if c.MaxInFlight > 1 && c.MaxInFlight != DefaultMaxInFlight {
+			return c, fmt.Errorf("max_in_flight is %d: source_position needs max_in_flight 1, so that no batch is committed before an earlier one", c.MaxInFlight)
+		}
+		c.MaxInFlight = 1
+		c.SourcePosition = sp
 	}
 	if len(c.CreateTable.PrimaryKeys) > 0 {
 		// Batches in flight at once are numbered in no fixed order, so a later
@@ -618,6 +754,9 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		return c, err
 	}
 	if strings.TrimSpace(s) != "" {
+		if c.CDCFormat != "" {
+			return c, fmt.Errorf("row_kind must be empty with cdc_format %s: the envelope gives each row's kind", c.CDCFormat)
+		}
 		if c.RowKind, err = conf.FieldInterpolatedString(fieldRowKind); err != nil {
 			return c, err
 		}
@@ -649,7 +788,10 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	return c, nil
 }
 
-func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
+// parseCreateTable reads create_table. For a routed table (table or
+// database interpolated) the schema may be left out: each table is then
+// created from its first message and validated then (createSpec).
+func parseCreateTable(conf *service.ParsedConfig, routed bool) (CreateTable, error) {
 	var ct CreateTable
 	var err error
 	if ct.Enabled, err = conf.FieldBool(fieldCTEnabled); err != nil {
@@ -708,6 +850,9 @@ func parseCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
 	}
 	if ct.Options, err = conf.FieldStringMap(fieldCTOptions); err != nil {
 		return ct, err
+	}
+	if routed && len(ct.Fields) == 0 {
+		return ct, nil
 	}
 	return ct, ct.Validate()
 }

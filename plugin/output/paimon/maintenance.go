@@ -55,7 +55,6 @@ type maintainer struct {
 	closeOnce sync.Once
 
 	lastPartitionCheck time.Time // zero: the first run checks
-	pkExpiryNoted      bool      // the primary-key expiry warning was logged
 
 	// now is the clock (time.Now; tests move it); ran, when set, is called
 	// after every run of the background goroutine.
@@ -145,14 +144,7 @@ func (m *maintainer) maintain(ctx context.Context) {
 		m.log.Debugf("Maintenance of table %s skipped: write-only is set (a dedicated job maintains it)", m.tbl.Path())
 		return
 	}
-	if m.conf.Enabled && m.tbl.HasPrimaryKey() {
-		// lakecore does not expire primary-key tables yet (their changelog
-		// files): say so once, and still compact below.
-		if !m.pkExpiryNoted {
-			m.pkExpiryNoted = true
-			m.log.Warnf("Snapshot and partition expiry of primary-key table %s are not run: lakecore does not expire primary-key tables yet; run Java Paimon's expire_snapshots", m.tbl.Path())
-		}
-	} else if m.conf.Enabled {
+	if m.conf.Enabled {
 		rep, err := m.tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{Now: m.now, Logger: m.slog})
 		m.report("snapshot expiry", rep, err, rep != nil && rep.SnapshotsExpired > 0)
 

@@ -3,6 +3,7 @@ package paimon
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -366,5 +367,42 @@ func TestMaintenanceBackground(t *testing.T) {
 	}
 	if n := len(ran); n != 0 {
 		t.Fatalf("%d more runs inside the interval", n)
+	}
+}
+
+// TestMaintenancePrimaryKeyExpiry: the output's maintenance expires the
+// snapshots of a primary-key table too (changelog files with them), and
+// the merged rows stay.
+func TestMaintenancePrimaryKeyExpiry(t *testing.T) {
+	o := openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+  bucket: 2
+  options: { changelog-producer: input, snapshot.num-retained.min: "1", snapshot.num-retained.max: "2" }
+maintenance: { enabled: true, table_metrics: false }
+`, t.TempDir()))
+	ctx := context.Background()
+	for i := range 5 {
+		m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"v%d"}`, i%3, i)))
+		m.MetaSetMut("operation", "update")
+		if err := o.WriteBatch(ctx, service.MessageBatch{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := o.staticSink()
+	k.maint.runOnce(ctx)
+	ids, err := k.tbl.Snapshots().ListIDs(ctx)
+	if err != nil || !slices.Equal(ids, []int64{4, 5}) {
+		t.Fatalf("snapshots %v %v, want [4 5]", ids, err)
+	}
+	rows, err := k.tbl.ReadAll(ctx, 0)
+	if err != nil || fmt.Sprint(rows) != "[[0 v3] [1 v4] [2 v2]]" {
+		t.Fatalf("rows %v %v", rows, err)
 	}
 }

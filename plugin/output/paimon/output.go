@@ -4,24 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
-	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 // Name is the component name the output registers under.
@@ -76,6 +68,7 @@ type outputMetrics struct {
 	rowsWritten, bytesWritten, filesWritten *service.MetricCounter
 	commits, commitRetries, commitFailures  *service.MetricCounter
 	rowsRejected                            *service.MetricCounter
+	messagesReplayed                        *service.MetricCounter
 	commitLatency                           *service.MetricTimer
 	lastSnapshotID                          *service.MetricGauge
 	maintenance                             *maintenanceMetrics
@@ -84,15 +77,16 @@ type outputMetrics struct {
 
 func newOutputMetrics(m *service.Metrics, maint Maintenance) *outputMetrics {
 	om := &outputMetrics{
-		rowsWritten:    m.NewCounter("paimon_rows_written"),
-		bytesWritten:   m.NewCounter("paimon_bytes_written"),
-		filesWritten:   m.NewCounter("paimon_files_written"),
-		commits:        m.NewCounter("paimon_commits"),
-		commitRetries:  m.NewCounter("paimon_commit_retries"),
-		commitFailures: m.NewCounter("paimon_commit_failures"),
-		rowsRejected:   m.NewCounter("paimon_rows_rejected"),
-		commitLatency:  m.NewTimer("paimon_commit_latency_ns"),
-		lastSnapshotID: m.NewGauge("paimon_last_snapshot_id"),
+		rowsWritten:      m.NewCounter("paimon_rows_written"),
+		bytesWritten:     m.NewCounter("paimon_bytes_written"),
+		filesWritten:     m.NewCounter("paimon_files_written"),
+		commits:          m.NewCounter("paimon_commits"),
+		commitRetries:    m.NewCounter("paimon_commit_retries"),
+		commitFailures:   m.NewCounter("paimon_commit_failures"),
+		rowsRejected:     m.NewCounter("paimon_rows_rejected"),
+		messagesReplayed: m.NewCounter("paimon_messages_replayed"),
+		commitLatency:    m.NewTimer("paimon_commit_latency_ns"),
+		lastSnapshotID:   m.NewGauge("paimon_last_snapshot_id"),
 		maintenance: &maintenanceMetrics{
 			snapshotsExpired:  m.NewCounter("paimon_snapshots_expired"),
 			partitionsExpired: m.NewCounter("paimon_partitions_expired"),
@@ -109,9 +103,12 @@ func newOutputMetrics(m *service.Metrics, maint Maintenance) *outputMetrics {
 	return om
 }
 
-// paimonOutput is the BatchOutput. Connect opens (or creates) the table and
-// starts the committer and maintenance goroutines, which Close stops.
-// WriteBatch runs concurrently up to max_in_flight times.
+// paimonOutput is the BatchOutput. Connect opens the warehouse and, for a
+// table named in the config, opens (or creates) it and starts its
+// committer and maintenance goroutines; with an interpolated table or
+// database each table's sink is opened when its first message arrives and
+// closed when idle. Close stops them all. WriteBatch runs concurrently up
+// to max_in_flight times.
 type paimonOutput struct {
 	conf Config
 	opts options
@@ -119,128 +116,61 @@ type paimonOutput struct {
 	met  *outputMetrics
 
 	mu     sync.Mutex
-	conn   *connection // nil until Connect succeeds
+	cat    *lakecore.Catalog // nil until Connect succeeds
 	closed bool
-
-	// state is the schema rows are written with and its converter; it is
-	// replaced (under evolveMu) when schema evolution adds columns.
-	state    atomic.Pointer[writeState]
-	evolveMu sync.Mutex
+	// sinks are the tables being written, by database and table name;
+	// guarded by mu. Each is opened once: opening marks it pending so that
+	// concurrent batches wait for it rather than open it twice.
+	sinks map[tableName]*sinkSlot
 }
 
-// connection is what Connect sets up; immutable afterwards.
-type connection struct {
-	tbl       *lakecore.Table
-	seq       *sequenceAllocator
-	committer *groupCommitter
-	maint     *maintainer
-}
+// tableName names a table of the warehouse.
+type tableName struct{ database, table string }
 
-// writeState pairs a schema with the converter for its rows.
-type writeState struct {
-	schema *schema.TableSchema
-	conv   *rowconv.Converter
-	fixed  bool // fixed-bucket table: sequence numbers to keep
-	// keyed marks a primary-key table; delConv converts its retracts (-U,
-	// -D), which need only the primary-key columns: every other column
-	// may be missing.
-	keyed   bool
-	delConv *rowconv.Converter
-}
-
-func newWriteState(s *schema.TableSchema, o rowconv.ConvertOptions) (*writeState, error) {
-	conv, err := rowconv.NewConverter(s.Fields, o)
-	if err != nil {
-		return nil, err
-	}
-	buckets, err := s.Opts().Bucket()
-	if err != nil {
-		return nil, err
-	}
-	st := &writeState{schema: s, conv: conv, fixed: buckets > 0, keyed: len(s.PrimaryKeys) > 0}
-	if st.keyed {
-		fields := slices.Clone(s.Fields)
-		for i, f := range fields {
-			if !slices.Contains(s.PrimaryKeys, f.Name) {
-				fields[i].Type = f.Type.WithNullable(true)
-			}
-		}
-		if st.delConv, err = rowconv.NewConverter(fields, o); err != nil {
-			return nil, err
-		}
-	}
-	return st, nil
+// sinkSlot holds a table's sink once open; ready is closed when the open
+// attempt ends (sink or err set).
+type sinkSlot struct {
+	ready chan struct{}
+	sink  *tableSink
+	err   error
 }
 
 func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
-	return &paimonOutput{conf: c, opts: o, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics(), c.Maintenance)}
+	return &paimonOutput{conf: c, opts: o, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics(), c.Maintenance),
+		sinks: map[tableName]*sinkSlot{}}
 }
 
-// Connect opens the warehouse, creates the table if create_table.enabled
-// and it does not exist (another writer creating it first is fine), checks
-// the configured schema against the table's, finds where this commit
-// user's identifiers continue and starts the committer. Benthos retries it
-// until it succeeds, so every error says what to fix.
+// Connect opens the warehouse and, unless the table is named per message,
+// the table: it creates it if create_table.enabled and it does not exist
+// (another writer creating it first is fine), checks the configured schema
+// against the table's, finds where this commit user's identifiers
+// continue and starts the committer. Benthos retries it until it succeeds,
+// so every error says what to fix.
 func (o *paimonOutput) Connect(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
 		return errCommitterClosed
 	}
-	if o.conn != nil {
+	if o.cat != nil {
 		return nil
 	}
-	t := o.conf.Table
 	fio, err := o.openFileIO(ctx)
 	if err != nil {
 		return err
 	}
 	cat := lakecore.NewCatalog(fio)
-	tbl, err := o.openOrCreate(ctx, cat)
-	if err != nil {
-		return err
+	if o.conf.Route == nil {
+		t := o.conf.Table
+		k, err := openSink(ctx, cat, o.conf, o.conf.CreateTable, o.opts, o.log, o.met)
+		if err != nil {
+			return err
+		}
+		slot := &sinkSlot{ready: make(chan struct{}), sink: k}
+		close(slot.ready)
+		o.sinks[tableName{t.Database, t.Table}] = slot
 	}
-	s := tbl.Schema()
-	if err := checkSchema(o.conf.CreateTable, s); err != nil {
-		return fmt.Errorf("table %s: %w", t, err)
-	}
-	if err := s.CheckWritable(); err != nil {
-		return fmt.Errorf("table %s cannot be written: %w", t, err)
-	}
-	if len(s.PrimaryKeys) > 0 && o.conf.MaxInFlight > 1 {
-		return fmt.Errorf("table %s has primary keys %v: set max_in_flight: 1 (it is %d), so that the changes to a key are written in order",
-			t, s.PrimaryKeys, o.conf.MaxInFlight)
-	}
-	st, err := newWriteState(s, o.conf.Convert)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", t, err)
-	}
-	latest, err := tbl.Snapshots().LatestOfUser(ctx, o.conf.CommitUser)
-	if err != nil {
-		return fmt.Errorf("table %s: find the last commit of user %q: %w", t, o.conf.CommitUser, err)
-	}
-	next := int64(1)
-	if latest != nil {
-		next = latest.CommitIdentifier + 1
-		o.log.Infof("Continuing commit user %q of table %s after identifier %d (snapshot %d)",
-			o.conf.CommitUser, t, latest.CommitIdentifier, latest.ID)
-	}
-	c := &connection{tbl: tbl, seq: newSequenceAllocator(tbl)}
-	var onCommit func(*snapshot.Snapshot)
-	if o.conf.Maintenance.active() {
-		c.maint = newMaintainer(tbl, o.conf, o.log, o.met)
-		onCommit = c.maint.trigger
-	}
-	co := commit.OptionsFromSchema(s, o.conf.CommitUser)
-	co.OnRetry = func(error) { o.met.commitRetries.Incr(1) }
-	c.committer = newGroupCommitter(commit.New(tbl.FileIO(), tbl.Path(), co), tbl.Snapshots(), next,
-		4*o.conf.MaxInFlight+16, o.log, o.met, o.opts.progress, onCommit)
-	o.state.Store(st)
-	go c.committer.run()
-	if c.maint != nil {
-		go c.maint.run()
-	}
-	o.conn = c
+	o.cat = cat
 	return nil
 }
 
@@ -261,318 +191,69 @@ func (o *paimonOutput) openFileIO(ctx context.Context) (storage.FileIO, error) {
 	return cat.FileIO(), nil
 }
 
-// openOrCreate opens the table, creating it first when configured to.
-func (o *paimonOutput) openOrCreate(ctx context.Context, cat *lakecore.Catalog) (*lakecore.Table, error) {
-	t, ct := o.conf.Table, o.conf.CreateTable
-	tbl, err := cat.OpenTable(ctx, t.Database, t.Table)
-	if err == nil {
-		return tbl, nil
-	}
-	if !errors.Is(err, lakecore.ErrTableNotFound) {
-		return nil, fmt.Errorf("open table %s: %w", t, err)
-	}
-	if !ct.Enabled {
-		return nil, fmt.Errorf("table %s does not exist: create it, or set create_table.enabled with a create_table.schema", t)
-	}
-	tbl, err = cat.CreateTable(ctx, t.Database, t.Table, lakecore.TableSpec{
-		Fields: ct.Fields, PartitionKeys: ct.PartitionKeys, PrimaryKeys: ct.PrimaryKeys, Options: ct.TableOptions(),
-	})
-	if errors.Is(err, lakecore.ErrTableExists) {
-		// Another writer created it between our open and create: use theirs
-		// (checkSchema then compares it with ours).
-		if tbl, err = cat.OpenTable(ctx, t.Database, t.Table); err != nil {
-			return nil, fmt.Errorf("open table %s created concurrently: %w", t, err)
-		}
-		return tbl, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", t, err)
-	}
-	o.log.Infof("Created table %s with %d columns, partition keys %s, bucket %d", t, len(ct.Fields), list(ct.PartitionKeys), ct.Bucket)
-	return tbl, nil
-}
-
-func (o *paimonOutput) connection() *connection {
+// staticSink returns the sink of the configured table (nil before Connect
+// or with a routed table).
+func (o *paimonOutput) staticSink() *tableSink {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.conn
+	t := o.conf.Table
+	if slot := o.sinks[tableName{t.Database, t.Table}]; slot != nil && o.conf.Route == nil {
+		return slot.sink
+	}
+	return nil
 }
 
 // WriteBatch converts the messages into rows, writes them as data files of
-// the batch's own TableWriter and waits until the committer has committed
-// them in a snapshot. A message that cannot become a row fails alone (a
-// service.BatchError naming it and its field); the others are committed.
-// Any other failure fails the whole batch, which Benthos then delivers
-// again; its data files are deleted when nothing of it can have been
-// committed.
+// the batch's own writer and waits until the committer has committed them
+// in a snapshot; with a routed table, the messages of each table go to
+// that table's sink, one commit per table, and the batch is answered once
+// every table's commit is done. A message that cannot become a row fails
+// alone (a service.BatchError naming it and its field); the others are
+// committed. Any other failure fails the whole batch (for a routed table,
+// the messages of that table), which Benthos then delivers again; its data
+// files are deleted when nothing of it can have been committed.
 func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
-	c := o.connection()
-	if c == nil {
+	o.mu.Lock()
+	connected := o.cat != nil
+	o.mu.Unlock()
+	if !connected {
 		return service.ErrNotConnected
 	}
-	kinds, kindErrs := o.rowKinds(batch)
-	st, rows, msgErrs, err := o.convert(ctx, c, batch, kinds)
-	if err != nil {
-		return err
-	}
-	// An append table ignores the operation metadata; a row_kind given for
-	// it must say insert.
-	for i, e := range kindErrs {
-		if e != nil && msgErrs[i] == nil && (st.keyed || o.conf.RowKind != nil) {
-			msgErrs[i], rows[i] = e, nil
+	msgErrs := make([]error, len(batch))
+	what := "table " + o.conf.Table.String()
+	if o.conf.Route == nil {
+		errs, err := o.staticSink().write(ctx, batch)
+		if err != nil {
+			return err
 		}
-	}
-	if !st.keyed {
-		for i, k := range kinds {
-			if k.IsRetract() && msgErrs[i] == nil && o.conf.RowKind != nil {
-				msgErrs[i], rows[i] = fmt.Errorf("row_kind %s: table %s has no primary key, so it takes inserts only", k, o.conf.Table), nil
-			}
-		}
-	}
-	// Per-message failures, reported together as one BatchError.
-	var failedIdx []int
-	var failedErr []error
-	fail := func(i int, err error) {
-		failedIdx = append(failedIdx, i)
-		failedErr = append(failedErr, err)
-	}
-	for i, e := range msgErrs {
-		if e != nil {
-			fail(i, e)
-		}
-	}
-
-	var req *commitRequest
-	var files []string
-	if st.keyed {
-		req, files, err = o.writeKeyValue(ctx, c, st, rows, kinds, msgErrs, fail)
+		copy(msgErrs, errs)
 	} else {
-		req, files, err = o.write(ctx, c, st, rows, msgErrs, fail)
+		if err := o.writeRouted(ctx, batch, msgErrs); err != nil {
+			return err
+		}
+		what = "their tables"
 	}
-	if len(failedIdx) > 0 {
-		o.met.rowsRejected.Incr(int64(len(failedIdx)))
-	}
-	if err != nil {
-		return err
-	}
-	if req != nil { // nil: every message failed, or an empty batch; nothing to commit
-		res := c.committer.submit(ctx, req)
-		if res.err != nil {
-			if res.definite {
-				deleteFiles(context.WithoutCancel(ctx), c.tbl.FileIO(), files)
+	failed := 0
+	var first error
+	for _, e := range msgErrs {
+		if e != nil {
+			if first == nil {
+				first = e
 			}
-			return res.err
+			failed++
 		}
 	}
-	if len(failedIdx) == 0 {
+	if failed == 0 {
 		return nil
 	}
-	bErr := service.NewBatchError(batch, fmt.Errorf("%d of %d messages cannot be written to table %s (the others were committed); the first: %w",
-		len(failedIdx), len(batch), o.conf.Table, failedErr[0]))
-	for k, i := range failedIdx {
-		bErr.Failed(i, failedErr[k])
+	bErr := service.NewBatchError(batch, fmt.Errorf("%d of %d messages cannot be written to %s (the others were committed); the first: %w",
+		failed, len(batch), what, first))
+	for i, e := range msgErrs {
+		if e != nil {
+			bErr.Failed(i, e)
+		}
 	}
 	return bErr
-}
-
-// convert turns the batch into rows of one schema. msgErrs[i] is set for
-// each message that cannot be converted (rows[i] is nil then). With
-// schema_evolution, new top-level fields add columns first and the batch
-// is converted again for the new schema. A returned error (storage
-// failing while adding columns) fails the whole batch.
-func (o *paimonOutput) convert(ctx context.Context, c *connection, batch service.MessageBatch, kinds []kv.RowKind) (*writeState, [][]any, []error, error) {
-	st := o.state.Load()
-	rows := make([][]any, len(batch))
-	msgErrs := make([]error, len(batch))
-	var newCols []rowconv.NewColumn
-	var evolving []int
-	for i, msg := range batch {
-		row, added, err := st.converter(kinds[i]).ConvertMessage(msg)
-		switch {
-		case err != nil:
-			msgErrs[i] = err
-		case len(added) > 0:
-			newCols = append(newCols, added...)
-			evolving = append(evolving, i)
-		default:
-			rows[i] = row
-		}
-	}
-	if len(evolving) == 0 {
-		return st, rows, msgErrs, nil
-	}
-	next, err := o.evolve(ctx, c, st, newCols)
-	if err != nil {
-		if !errors.Is(err, schema.ErrInvalidSchema) {
-			return nil, nil, nil, err
-		}
-		for _, i := range evolving {
-			msgErrs[i] = err
-		}
-		return st, rows, msgErrs, nil
-	}
-	// Rows must match the schema of the batch's writer: convert again.
-	for i, msg := range batch {
-		if msgErrs[i] != nil {
-			continue
-		}
-		row, added, err := next.converter(kinds[i]).ConvertMessage(msg)
-		switch {
-		case err != nil:
-			msgErrs[i] = err
-		case len(added) > 0:
-			msgErrs[i] = &rowconv.ConvertError{Path: added[0].Name,
-				Msg: "not a column of the table, and adding it as " + added[0].Type.String() + " did not take effect",
-				Err: rowconv.ErrUnknownField}
-			rows[i] = nil
-		default:
-			rows[i] = row
-		}
-	}
-	return next, rows, msgErrs, nil
-}
-
-// evolve adds the new columns to the table, one evolution at a time in this
-// process; other writers agree through the schema files (AddColumns
-// accepts a concurrent identical change). The table's latest schema is
-// read first, so columns another writer added meanwhile are taken as they
-// are rather than added again with a possibly different type.
-func (o *paimonOutput) evolve(ctx context.Context, c *connection, seen *writeState, cols []rowconv.NewColumn) (*writeState, error) {
-	o.evolveMu.Lock()
-	defer o.evolveMu.Unlock()
-	cur := o.state.Load()
-	if err := c.tbl.Refresh(ctx); err != nil {
-		return nil, err
-	}
-	s := c.tbl.Schema()
-	var add []types.DataField
-	seenName := map[string]bool{}
-	for _, col := range cols {
-		if seenName[col.Name] || types.FieldByName(s.Fields, col.Name) >= 0 {
-			continue
-		}
-		seenName[col.Name] = true
-		add = append(add, types.DataField{Name: col.Name, Type: col.Type})
-	}
-	if len(add) > 0 {
-		var err error
-		if s, err = c.tbl.AddColumns(ctx, add); err != nil {
-			return nil, err
-		}
-		names := make([]string, len(add))
-		for i, f := range add {
-			names[i] = f.Name + " " + f.Type.String()
-		}
-		o.log.Infof("Schema evolution: added columns %v to table %s (schema-%d)", names, o.conf.Table, s.ID)
-	}
-	if cur.schema.ID >= s.ID {
-		return cur, nil // nothing new, or a concurrent batch got further
-	}
-	if err := s.CheckWritable(); err != nil {
-		return nil, fmt.Errorf("table %s changed to schema-%d, which cannot be written: %w", o.conf.Table, s.ID, err)
-	}
-	next, err := newWriteState(s, o.conf.Convert)
-	if err != nil {
-		return nil, err
-	}
-	o.state.Store(next)
-	if seen.schema.ID != s.ID && len(add) == 0 {
-		o.log.Infof("Table %s has a new schema-%d with columns added by another writer", o.conf.Table, s.ID)
-	}
-	return next, nil
-}
-
-// write writes the converted rows with a TableWriter of their own and
-// prepares them for the commit. Rows the writer refuses (a partition value
-// that cannot be a directory name, ...) fail alone through fail. It
-// returns nil when nothing was written, else the request for the committer
-// and the paths of the data files written.
-func (o *paimonOutput) write(ctx context.Context, c *connection, st *writeState, rows [][]any, msgErrs []error,
-	fail func(int, error)) (*commitRequest, []string, error) {
-	fio := &recordingFileIO{FileIO: c.tbl.FileIO()}
-	var restore write.SequenceRestorer // only fixed-bucket tables number their rows
-	if st.fixed {
-		c.seq.writeMu.Lock()
-		defer c.seq.writeMu.Unlock()
-		restore = c.seq.restorer()
-	}
-	w, err := write.NewTableWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), restore)
-	if err != nil {
-		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-	}
-	written := 0
-	for i, row := range rows {
-		if msgErrs[i] != nil || row == nil {
-			continue
-		}
-		if err := w.Write(ctx, row); err != nil {
-			if errors.Is(err, write.ErrInvalidRow) {
-				fail(i, err)
-				continue
-			}
-			o.discard(ctx, w, fio)
-			return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-		}
-		written++
-	}
-	if written == 0 {
-		o.discard(ctx, w, fio)
-		return nil, nil, nil
-	}
-	msgs, err := w.Prepare(ctx)
-	if err != nil {
-		o.discard(ctx, w, fio)
-		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-	}
-	if st.fixed {
-		c.seq.record(msgs)
-	}
-	return newCommitRequest(msgs), fio.created(), nil
-}
-
-// converter returns the converter of a message of row kind k.
-func (st *writeState) converter(k kv.RowKind) *rowconv.Converter {
-	if st.keyed && k.IsRetract() {
-		return st.delConv
-	}
-	return st.conv
-}
-
-// rowKinds returns the row kind of every message (row_kind, or the
-// operation metadata; +I without either) and, per message, the error of a
-// row kind that does not parse.
-func (o *paimonOutput) rowKinds(batch service.MessageBatch) ([]kv.RowKind, []error) {
-	kinds := make([]kv.RowKind, len(batch))
-	var errs []error
-	for i, msg := range batch {
-		var text string
-		if o.conf.RowKind != nil {
-			v, err := batch.TryInterpolatedString(i, o.conf.RowKind)
-			if err != nil {
-				if errs == nil {
-					errs = make([]error, len(batch))
-				}
-				errs[i] = fmt.Errorf("row_kind: %w", err)
-				continue
-			}
-			text = v
-		} else if v, ok := msg.MetaGetMut("operation"); ok {
-			text = fmt.Sprint(v)
-		}
-		k, err := ParseRowKind(text)
-		if err != nil {
-			if errs == nil {
-				errs = make([]error, len(batch))
-			}
-			errs[i] = err
-			continue
-		}
-		kinds[i] = k
-	}
-	if errs == nil {
-		errs = make([]error, len(batch))
-	}
-	return kinds, errs
 }
 
 // ParseRowKind reads a row kind as row_kind and the operation metadata
@@ -596,70 +277,8 @@ func ParseRowKind(s string) (kv.RowKind, error) {
 	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete", s)
 }
 
-// writeKeyValue is write for a primary-key table: the converted rows with
-// their row kinds through a KeyValueWriter of the batch's own. Batches
-// are encoded one at a time and number their changes after everything
-// this process handed out (sequenceAllocator); compaction is left to the
-// maintenance goroutine (maintenance.compaction), since batches committed
-// together must not compact the same files.
-func (o *paimonOutput) writeKeyValue(ctx context.Context, c *connection, st *writeState, rows [][]any, kinds []kv.RowKind, msgErrs []error,
-	fail func(int, error)) (*commitRequest, []string, error) {
-	fio := &recordingFileIO{FileIO: c.tbl.FileIO()}
-	c.seq.writeMu.Lock()
-	defer c.seq.writeMu.Unlock()
-	// No file restorer: without compaction the writer needs no levels, and
-	// the sequence floor already knows the committed numbers (read once per
-	// snapshot, not once per batch).
-	w, err := write.NewKeyValueWriter(fio, c.tbl.Path(), st.schema, write.OptionsFromSchema(st.schema), nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-	}
-	w.DisableCompaction()
-	w.SetSequenceFloor(c.seq.keyValueRestorer())
-	written := 0
-	for i, row := range rows {
-		if msgErrs[i] != nil || row == nil {
-			continue
-		}
-		if err := w.Write(ctx, kinds[i], row); err != nil {
-			if errors.Is(err, write.ErrInvalidRow) {
-				fail(i, err)
-				continue
-			}
-			o.discard(ctx, w, fio)
-			return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-		}
-		written++
-	}
-	if written == 0 {
-		o.discard(ctx, w, fio)
-		return nil, nil, nil
-	}
-	msgs, err := w.Prepare(ctx)
-	if err != nil {
-		o.discard(ctx, w, fio)
-		return nil, nil, fmt.Errorf("write to table %s: %w", o.conf.Table, err)
-	}
-	c.seq.record(msgs)
-	return newCommitRequest(msgs), fio.created(), nil
-}
-
-// newCommitRequest is the committer's request for msgs, with the rows,
-// files and bytes they add.
-func newCommitRequest(msgs []commit.Message) *commitRequest {
-	req := &commitRequest{msgs: msgs}
-	for _, m := range msgs {
-		for _, f := range m.NewFiles {
-			req.rows += f.RowCount
-			req.bytes += f.FileSize
-			req.files++
-		}
-	}
-	return req
-}
-
 // discard deletes what a failed batch wrote.
-func (o *paimonOutput) discard(ctx context.Context, w interface{ Abort(context.Context) error }, fio *recordingFileIO) {
+func discard(ctx context.Context, w interface{ Abort(context.Context) error }, fio *recordingFileIO) {
 	ctx = context.WithoutCancel(ctx)
 	_ = w.Abort(ctx)
 	deleteFiles(ctx, fio.FileIO, fio.created())
@@ -674,20 +293,24 @@ func deleteFiles(ctx context.Context, fio storage.FileIO, paths []string) {
 }
 
 // Close commits what is queued, or fails it when ctx ends first, and stops
-// the committer and maintenance goroutines, waiting for both.
+// every table's committer and maintenance goroutines, waiting for them.
 func (o *paimonOutput) Close(ctx context.Context) error {
 	o.mu.Lock()
 	o.closed = true
-	c := o.conn
+	slots := make([]*sinkSlot, 0, len(o.sinks))
+	for _, s := range o.sinks {
+		slots = append(slots, s)
+	}
+	o.sinks = map[tableName]*sinkSlot{}
 	o.mu.Unlock()
-	if c == nil {
-		return nil
+	var errs []error
+	for _, s := range slots {
+		<-s.ready
+		if s.sink != nil {
+			errs = append(errs, s.sink.close(ctx))
+		}
 	}
-	err := c.committer.close(ctx)
-	if c.maint != nil {
-		c.maint.close()
-	}
-	return err
+	return errors.Join(errs...)
 }
 
 // compile-time check

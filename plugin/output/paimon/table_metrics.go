@@ -16,6 +16,7 @@ import (
 // goroutine only.
 type tableMetrics struct {
 	files, bytes, rows, partitions, maxFiles gauge
+	sortedRuns                               gauge // primary-key tables
 	partFiles, partBytes                     gauge // labelled by partition
 
 	limit   int
@@ -34,6 +35,7 @@ func newTableMetrics(m *service.Metrics, limit int) *tableMetrics {
 		rows:       m.NewGauge("paimon_table_rows"),
 		partitions: m.NewGauge("paimon_table_partitions"),
 		maxFiles:   m.NewGauge("paimon_table_partition_files_max"),
+		sortedRuns: m.NewGauge("paimon_table_sorted_runs_max"),
 		partFiles:  m.NewGauge("paimon_partition_files", "partition"),
 		partBytes:  m.NewGauge("paimon_partition_bytes", "partition"),
 		limit:      limit,
@@ -44,13 +46,15 @@ func newTableMetrics(m *service.Metrics, limit int) *tableMetrics {
 // publish sets the gauges from the partition stats of the latest snapshot
 // (nil for a table without snapshots).
 func (tm *tableMetrics) publish(stats []lakecore.PartitionStats, partitioned bool) {
-	var files, bytes, rows, maxFiles int64
+	var files, bytes, rows, maxFiles, runs int64
 	for _, s := range stats {
 		files += s.Files
 		bytes += s.Bytes
 		rows += s.Rows
 		maxFiles = max(maxFiles, s.Files)
+		runs = max(runs, int64(s.SortedRunsMax))
 	}
+	tm.sortedRuns.Set(runs)
 	tm.files.Set(files)
 	tm.bytes.Set(bytes)
 	tm.rows.Set(rows)

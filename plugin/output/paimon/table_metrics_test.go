@@ -47,7 +47,7 @@ func newRecordedTableMetrics(limit int) (*tableMetrics, *gaugeRecorder) {
 	r := &gaugeRecorder{vals: map[string]int64{}}
 	g := func(name string) gauge { return recordedGauge{r, name} }
 	return &tableMetrics{
-		files: g("files"), bytes: g("bytes"), rows: g("rows"), partitions: g("partitions"), maxFiles: g("max"),
+		files: g("files"), bytes: g("bytes"), rows: g("rows"), partitions: g("partitions"), maxFiles: g("max"), sortedRuns: g("runs"),
 		partFiles: g("pfiles"), partBytes: g("pbytes"), limit: limit, tracked: map[string]bool{},
 	}, r
 }
@@ -63,7 +63,7 @@ func TestTableMetricsTracking(t *testing.T) {
 	tm, rec := newRecordedTableMetrics(2)
 	tm.publish([]lakecore.PartitionStats{stat("dt=a", 1), stat("dt=b", 5), stat("dt=c", 5), stat("dt=d", 2)}, true)
 	want := map[string]int64{
-		"files": 13, "bytes": 1300, "rows": 130, "partitions": 4, "max": 5,
+		"files": 13, "bytes": 1300, "rows": 130, "partitions": 4, "max": 5, "runs": 0,
 		// b and c have the most files; d and a have no series.
 		"pfiles{dt=b}": 5, "pbytes{dt=b}": 500, "pfiles{dt=c}": 5, "pbytes{dt=c}": 500,
 	}
@@ -73,7 +73,7 @@ func TestTableMetricsTracking(t *testing.T) {
 	// than d; b keeps its place.
 	tm.publish([]lakecore.PartitionStats{stat("dt=a", 9), stat("dt=b", 6), stat("dt=d", 2)}, true)
 	want = map[string]int64{
-		"files": 17, "bytes": 1700, "rows": 170, "partitions": 3, "max": 9,
+		"files": 17, "bytes": 1700, "rows": 170, "partitions": 3, "max": 9, "runs": 0,
 		"pfiles{dt=b}": 6, "pbytes{dt=b}": 600, "pfiles{dt=c}": 0, "pbytes{dt=c}": 0, "pfiles{dt=a}": 9, "pbytes{dt=a}": 900,
 	}
 	assertGauges(t, "after dropping dt=c", rec.snapshot(), want)
@@ -87,7 +87,7 @@ func TestTableMetricsTracking(t *testing.T) {
 	// An empty table (everything expired).
 	tm.publish(nil, true)
 	want = map[string]int64{
-		"files": 0, "bytes": 0, "rows": 0, "partitions": 0, "max": 0,
+		"files": 0, "bytes": 0, "rows": 0, "partitions": 0, "max": 0, "runs": 0,
 		"pfiles{dt=b}": 0, "pbytes{dt=b}": 0, "pfiles{dt=c}": 0, "pbytes{dt=c}": 0, "pfiles{dt=a}": 0, "pbytes{dt=a}": 0,
 	}
 	assertGauges(t, "empty", rec.snapshot(), want)
@@ -99,11 +99,11 @@ func TestTableMetricsTracking(t *testing.T) {
 func TestTableMetricsLimitsAndUnpartitioned(t *testing.T) {
 	tm, rec := newRecordedTableMetrics(0)
 	tm.publish([]lakecore.PartitionStats{stat("dt=a", 1), stat("dt=b", 2)}, true)
-	assertGauges(t, "limit 0", rec.snapshot(), map[string]int64{"files": 3, "bytes": 300, "rows": 30, "partitions": 2, "max": 2})
+	assertGauges(t, "limit 0", rec.snapshot(), map[string]int64{"files": 3, "bytes": 300, "rows": 30, "partitions": 2, "max": 2, "runs": 0})
 
 	tm, rec = newRecordedTableMetrics(10)
 	tm.publish([]lakecore.PartitionStats{stat("", 4)}, false)
-	assertGauges(t, "unpartitioned", rec.snapshot(), map[string]int64{"files": 4, "bytes": 400, "rows": 40, "partitions": 1, "max": 4})
+	assertGauges(t, "unpartitioned", rec.snapshot(), map[string]int64{"files": 4, "bytes": 400, "rows": 40, "partitions": 1, "max": 4, "runs": 0})
 }
 
 // TestMaintenanceTableMetrics: a run publishes what the latest snapshot
@@ -126,7 +126,7 @@ func TestMaintenanceTableMetrics(t *testing.T) {
 	}
 	s := stats[0]
 	assertGauges(t, "after a run", rec.snapshot(), map[string]int64{
-		"files": 2, "bytes": s.Bytes, "rows": 2, "partitions": 1, "max": 2,
+		"files": 2, "bytes": s.Bytes, "rows": 2, "partitions": 1, "max": 2, "runs": 0,
 		"pfiles{dt=2999-01-01}": 2, "pbytes{dt=2999-01-01}": s.Bytes,
 	})
 }

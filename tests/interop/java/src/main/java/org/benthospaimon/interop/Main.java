@@ -21,6 +21,8 @@ import org.apache.paimon.options.Options;
  * plan      --warehouse W --database D --table T [--snapshot N] [--filter EXPR]
  * write     --warehouse W --database D --table T --spec FILE
  * expire    --warehouse W --database D --table T --retain-max N [--retain-min M]
+ * expire-table --warehouse W --database D --table T   (the writer's expiry with the table's options)
+ * remove-orphans --warehouse W --database D --table T --older-than-millis MS   (LocalOrphanFilesClean)
  * snapshots --warehouse W --database D --table T
  * pk-write  --warehouse W --database D --table T --spec FILE        (primary-key spec, {@link PkWriter})
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
@@ -107,6 +109,18 @@ public final class Main {
                     int n = Writer.expire(c, ident(flags), Math.toIntExact(longFlag(flags, "retain-max", true)),
                             min == null ? 1 : Math.toIntExact(min));
                     out.println("{\"expired\":" + n + "}");
+                }
+                return;
+            case "expire-table":
+                allow(flags, "warehouse", "database", "table");
+                try (Catalog c = catalog(flags)) {
+                    out.println(Writer.expireTable(c, ident(flags)));
+                }
+                return;
+            case "remove-orphans":
+                allow(flags, "warehouse", "database", "table", "older-than-millis");
+                try (Catalog c = catalog(flags)) {
+                    out.println(Writer.removeOrphans(c, ident(flags), longFlag(flags, "older-than-millis", true)));
                 }
                 return;
             case "snapshots":
@@ -212,7 +226,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|snapshots|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 

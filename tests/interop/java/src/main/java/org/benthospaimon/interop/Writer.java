@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.append.AppendCompactCoordinator;
 import org.apache.paimon.append.AppendCompactTask;
 import org.apache.paimon.catalog.Catalog;
@@ -25,6 +26,8 @@ import org.apache.paimon.consumer.ConsumerManager;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.operation.BaseAppendFileStoreWrite;
+import org.apache.paimon.operation.CleanOrphanFilesResult;
+import org.apache.paimon.operation.LocalOrphanFilesClean;
 import org.apache.paimon.options.ExpireConfig;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
@@ -254,6 +257,28 @@ final class Writer {
                         .snapshotTimeRetain(Duration.ofMillis(Long.MAX_VALUE))
                         .build())
                 .expire();
+    }
+
+    /**
+     * What a Java writer runs after each commit (AbstractFileStoreTable.newExpireRunnable), with the table's own
+     * options: ExpireSnapshotsImpl, then ExpireChangelogImpl when the changelog outlives the snapshots
+     * (CoreOptions.changelogLifecycleDecoupled). Unlike {@link #expire}, this honours changelog.num-retained.* and
+     * changelog.time-retained, keeping expired snapshots as changelog/changelog-N.
+     */
+    static String expireTable(Catalog catalog, Identifier id) throws Exception {
+        FileStoreTable t = (FileStoreTable) catalog.getTable(id);
+        CoreOptions o = t.coreOptions();
+        ExpireConfig cfg = o.expireConfig();
+        int snapshots = t.newExpireSnapshots().config(cfg).expire();
+        int changelogs = o.changelogLifecycleDecoupled() ? t.newExpireChangelog().config(cfg).expire() : 0;
+        return "{\"expired\":" + snapshots + ",\"changelogsExpired\":" + changelogs + "}";
+    }
+
+    /** Java's remove_orphan_files (LocalOrphanFilesClean) for files last modified before olderThanMillis. */
+    static String removeOrphans(Catalog catalog, Identifier id, long olderThanMillis) throws Exception {
+        FileStoreTable t = (FileStoreTable) catalog.getTable(id);
+        CleanOrphanFilesResult r = new LocalOrphanFilesClean(t, olderThanMillis).clean();
+        return "{\"deleted\":" + r.getDeletedFileCount() + "}";
     }
 
     /**

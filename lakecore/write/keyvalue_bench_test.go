@@ -1,0 +1,142 @@
+package write_test
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// heapSampler records the largest HeapInuse seen until stop is called.
+// It samples on a ticker (a measurement, not synchronization): the true
+// peak between two samples can be higher.
+type heapSampler struct {
+	mu   sync.Mutex
+	peak uint64
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startHeapSampler() *heapSampler {
+	s := &heapSampler{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		var ms runtime.MemStats
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+				runtime.ReadMemStats(&ms)
+				s.mu.Lock()
+				s.peak = max(s.peak, ms.HeapInuse)
+				s.mu.Unlock()
+			}
+		}
+	}()
+	return s
+}
+
+func (s *heapSampler) finish() uint64 {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
+}
+
+// BenchmarkKeyValueWritePeakMemory writes PK_MEM_ROWS upserts (default
+// 10,000,000; keys cycle over a fifth of that, so every key is upserted
+// five times) into a primary-key table with bucket = 4 and one Prepare at
+// the end, compaction off, and reports the peak Go heap in use (sampled),
+// the process's peak RSS and the level-0 files written: with
+// write-buffer-size the bound on the buffered changes of all buckets
+// together (Java's MemoryPoolFactory shares one pool of write-buffer-size
+// among the writer's buckets), a smaller buffer means more, smaller
+// sorted runs and a lower peak. Run one size at a time so that peak RSS
+// (a process-wide high-water mark) belongs to it:
+//
+//	go test ./lakecore/write -run '^$' -bench 'KeyValueWritePeakMemory/256mb' -benchtime=1x
+func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
+	total := 10_000_000
+	if v := os.Getenv("PK_MEM_ROWS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatalf("PK_MEM_ROWS=%q: %v", v, err)
+		}
+		total = n
+	}
+	for _, size := range []string{"256mb", "64mb"} {
+		b.Run(size, func(b *testing.B) {
+			for b.Loop() {
+				fio, err := storage.NewLocal(b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+					Fields: []types.DataField{
+						f("id", types.BigIntType().NotNull()),
+						f("name", types.StringType()),
+						f("v", types.DoubleType()),
+						f("ts", types.TimestampType(3)),
+						f("flag", types.BooleanType()),
+					},
+					PrimaryKeys: []string{"id"},
+					Options:     map[string]string{"bucket": "4", "write-buffer-size": size},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				w, err := tbl.NewKeyValueWriter(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				w.DisableCompaction()
+				runtime.GC()
+				sampler := startHeapSampler()
+				start, cpu := time.Now(), cpuTime()
+				keys := max(total/5, 1)
+				for i := 0; i < total; i++ {
+					// The writer keeps the row until it flushes: a new slice each.
+					row := []any{int64(i % keys), "user-" + strconv.Itoa(i%5000), float64(i) * 0.37,
+						types.Timestamp{Millis: 1_717_000_000_000 + int64(i)}, i%3 == 0}
+					if err := w.Write(ctx, kv.Insert, row); err != nil {
+						b.Fatal(err)
+					}
+				}
+				msgs, err := w.Prepare(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				peak := sampler.finish()
+				var files int
+				var records int64
+				for _, m := range msgs {
+					files += len(m.NewFiles)
+					for _, nf := range m.NewFiles {
+						records += nf.RowCount
+					}
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+				b.ReportMetric(float64(peakRSS())/(1<<20), "peak-rss-MiB")
+				b.ReportMetric(float64(total)/elapsed.Seconds(), "rows/s")
+				b.ReportMetric(float64(total)/cpu.Seconds(), "rows/cpu-s")
+				b.ReportMetric(float64(files), "level0-files")
+				b.Logf("%d upserts of %d keys into 4 buckets, write-buffer-size %s: %d level-0 files, %d records, in %v",
+					total, keys, size, files, records, elapsed.Round(time.Millisecond))
+			}
+		})
+	}
+}

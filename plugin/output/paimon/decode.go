@@ -1,0 +1,164 @@
+package paimon
+
+import (
+	"fmt"
+
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
+)
+
+// messageValues is what one message holds before it becomes rows of a
+// schema: in native form the message itself with its row kind; from a CDC
+// envelope (cdc_format) its changes; nothing when it is skipped (committed
+// before, source_position).
+type messageValues struct {
+	skip    bool
+	native  bool
+	kind    kv.RowKind // native: the row kind
+	changes []rawChange
+	// fields are the column types the envelope gives, for the columns
+	// schema evolution adds.
+	fields []types.DataField
+}
+
+// rawChange is one change of a CDC envelope: its kind and its column
+// values, as rowconv.Converter.Convert takes them.
+type rawChange struct {
+	kind  kv.RowKind
+	value map[string]any
+}
+
+// convert converts the message's values with st. added lists the columns
+// schema evolution would add; the changes are nil then.
+func (v messageValues) convert(st *writeState, msg *service.Message) ([]change, []rowconv.NewColumn, error) {
+	if v.skip {
+		return nil, nil, nil
+	}
+	if v.native {
+		row, added, err := st.converter(v.kind).ConvertMessage(msg)
+		if err != nil || len(added) > 0 {
+			return nil, added, err
+		}
+		return []change{{kind: v.kind, row: row}}, nil, nil
+	}
+	out := make([]change, 0, len(v.changes))
+	var added []rowconv.NewColumn
+	for i, c := range v.changes {
+		row, more, err := st.converter(c.kind).Convert(c.value)
+		if err != nil {
+			if len(v.changes) > 1 {
+				return nil, nil, fmt.Errorf("change %d of %d (%s): %w", i+1, len(v.changes), c.kind, err)
+			}
+			return nil, nil, err
+		}
+		added = append(added, more...)
+		out = append(out, change{kind: c.kind, row: row})
+	}
+	if len(added) > 0 {
+		for i, c := range added {
+			if j := types.FieldByName(v.fields, c.Name); j >= 0 {
+				added[i].Type = v.fields[j].Type.WithNullable(true)
+			}
+		}
+		return nil, added, nil
+	}
+	return out, nil, nil
+}
+
+// decodeEnvelope reads the changes of a CDC envelope.
+func decodeEnvelope(d *cdcformat.Decoder, msg *service.Message) (messageValues, error) {
+	data, err := msg.AsBytes()
+	if err != nil {
+		return messageValues{}, err
+	}
+	ev, err := d.Decode(data)
+	if err != nil {
+		return messageValues{}, err
+	}
+	v := messageValues{changes: make([]rawChange, len(ev.Changes)), fields: ev.Fields}
+	for i, c := range ev.Changes {
+		v.changes[i] = rawChange{kind: c.Kind, value: c.Row}
+	}
+	return v, nil
+}
+
+// decode reads what every message holds: its changes with cdc_format,
+// else its row kind (row_kind, or the operation metadata; +I without
+// either). errs[i] is the
+// error of a message whose row kind or envelope cannot be read; in native
+// form its kind is +I then, which an append table takes (the caller
+// decides).
+func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageValues, []error) {
+	values := make([]messageValues, len(batch))
+	errs := make([]error, len(batch))
+	for i, msg := range batch {
+		if skip != nil && skip[i] {
+			values[i].skip = true
+			continue
+		}
+		if k.decoder != nil {
+			values[i], errs[i] = decodeEnvelope(k.decoder, msg)
+			continue
+		}
+		values[i].native = true
+		var text string
+		if k.conf.RowKind != nil {
+			v, err := batch.TryInterpolatedString(i, k.conf.RowKind)
+			if err != nil {
+				errs[i] = fmt.Errorf("row_kind: %w", err)
+				continue
+			}
+			text = v
+		} else if v, ok := msg.MetaGetMut("operation"); ok {
+			text = fmt.Sprint(v)
+		}
+		kind, err := ParseRowKind(text)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		values[i].kind = kind
+		if kind == kv.UpdateAfter && k.conf.Before != nil {
+			values[i], errs[i] = k.withBefore(batch, i)
+		}
+	}
+	return values, errs
+}
+
+// withBefore is message i, an update, as a -U of the row the before
+// mapping gives and the +U of the message; as the +U alone when the
+// mapping gives nothing.
+func (k *tableSink) withBefore(batch service.MessageBatch, i int) (messageValues, error) {
+	native := messageValues{native: true, kind: kv.UpdateAfter}
+	res, err := batch.BloblangQuery(i, k.conf.Before)
+	if err != nil {
+		return native, fmt.Errorf("before: %w", err)
+	}
+	if res == nil {
+		return native, nil // deleted root: no old row
+	}
+	old, err := res.AsStructured()
+	if err != nil {
+		return native, fmt.Errorf("before: %w", err)
+	}
+	if old == nil {
+		return native, nil
+	}
+	oldRow, ok := old.(map[string]any)
+	if !ok {
+		return native, fmt.Errorf("before: the mapping gave %T, not an object", old)
+	}
+	cur, err := batch[i].AsStructured()
+	if err != nil {
+		return native, &rowconv.ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: rowconv.ErrNotObject}
+	}
+	curRow, ok := cur.(map[string]any)
+	if !ok {
+		return native, &rowconv.ConvertError{Msg: fmt.Sprintf("message is not a JSON object but %T", cur), Err: rowconv.ErrNotObject}
+	}
+	return messageValues{changes: []rawChange{{kind: kv.UpdateBefore, value: oldRow}, {kind: kv.UpdateAfter, value: curRow}}}, nil
+}
