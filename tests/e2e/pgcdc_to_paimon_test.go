@@ -67,54 +67,59 @@ paimon:
 		<-done
 	}()
 
-	read := func() []string {
-		tbl, err := lakecore.Open(context.Background(), wh, "shop", "orders")
-		if err != nil {
-			return nil
-		}
-		rows, err := tbl.ReadAll(context.Background(), 0)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		out := make([]string, 0, len(rows))
-		for _, r := range rows {
-			cols := make([]string, len(r))
-			for i, v := range r {
-				if v == nil {
-					cols[i] = "NULL"
-				} else {
-					cols[i] = fmt.Sprint(v)
-				}
-			}
-			out = append(out, strings.Join(cols, "|"))
-		}
-		sort.Slice(out, func(i, j int) bool { return keyLess(out[i], out[j]) })
-		return out
-	}
-	selectAll := func() []string {
-		return db.QueryStrings("SELECT id, status, amount, note FROM orders ORDER BY id")
-	}
-	waitEqual := func(what string) {
-		t.Helper()
-		want := strings.Join(selectAll(), "\n")
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			got := read()
-			if strings.Join(got, "\n") == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the Paimon table (%d rows) never matched SELECT (%d rows)", what, len(got), strings.Count(want, "\n")+1)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	waitEqual := func(what string) { waitTableEqualsSelect(t, db, wh, what) }
 	waitEqual("after the snapshot")
 	db.Exec(`UPDATE orders SET status = 'paid', amount = amount + 1 WHERE id % 4 = 0`)
 	db.Exec(`DELETE FROM orders WHERE id % 9 = 0`)
 	db.Exec(`UPDATE orders SET id = id + 100000 WHERE id % 11 = 0`)
 	db.Exec(`INSERT INTO orders SELECT g, 'late', NULL, 'x' FROM generate_series(5000, 5100) g`)
 	waitEqual("after the stream")
+}
+
+// paimonRows reads shop.orders of warehouse wh with lakecore, rendered as
+// SELECT renders the source (nil if the table does not exist yet).
+func paimonRows(t *testing.T, wh string) []string {
+	t.Helper()
+	tbl, err := lakecore.Open(context.Background(), wh, "shop", "orders")
+	if err != nil {
+		return nil
+	}
+	rows, err := tbl.ReadAll(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		cols := make([]string, len(r))
+		for i, v := range r {
+			if v == nil {
+				cols[i] = "NULL"
+			} else {
+				cols[i] = fmt.Sprint(v)
+			}
+		}
+		out = append(out, strings.Join(cols, "|"))
+	}
+	sort.Slice(out, func(i, j int) bool { return keyLess(out[i], out[j]) })
+	return out
+}
+
+// waitTableEqualsSelect waits until the Paimon table equals SELECT of the
+// source orders table.
+func waitTableEqualsSelect(t *testing.T, db *pgtest.DB, wh, what string) {
+	t.Helper()
+	want := strings.Join(db.QueryStrings("SELECT id, status, amount, note FROM orders ORDER BY id"), "\n")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := paimonRows(t, wh)
+		if strings.Join(got, "\n") == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the Paimon table (%d rows) never matched SELECT (%d rows)", what, len(got), strings.Count(want, "\n")+1)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // keyLess orders "|"-joined rows by their numeric first column.
@@ -125,4 +130,105 @@ func keyLess(a, b string) bool {
 		return len(ka) < len(kb)
 	}
 	return ka < kb
+}
+
+// TestPgCDCToPaimonExactlyOnce: source_position with lsn_position makes a
+// replay apply nothing twice. Two slots of the same database see the same
+// transactions with the same lsn_position; the second, created first,
+// replays everything the first pipeline committed (as a restart from a
+// slot that was never confirmed would) plus the changes made since. The
+// output acknowledges the replayed changes without writing them
+// (paimon_messages_replayed counts exactly those), writes the new ones, and
+// the table equals SELECT.
+func TestPgCDCToPaimonExactlyOnce(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE TABLE orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2), note text)`)
+	db.Exec("CREATE PUBLICATION " + db.Name + "_slot FOR TABLE orders")
+	db.Exec("SELECT pg_create_logical_replication_slot('" + db.Name + "_replay', 'pgoutput')")
+	wh := t.TempDir()
+	pipeline := func(slot string) (*service.Stream, *streamMetrics, chan error) {
+		sb := service.NewStreamBuilder()
+		if err := sb.SetLoggerYAML("level: WARN"); err != nil {
+			t.Fatal(err)
+		}
+		m := withMetrics(t, sb)
+		if err := sb.AddInputYAML(fmt.Sprintf(`
+pg_cdc:
+  dsn: %s
+  tables: [ public.orders ]
+  publication: %s_slot
+  slot_name: %s
+  snapshot: never
+  status_interval: 200ms
+  heartbeat_interval: 0s
+`, db.DSN, db.Name, slot)); err != nil {
+			t.Fatal(err)
+		}
+		if err := sb.AddOutputYAML(fmt.Sprintf(`
+paimon:
+  warehouse: %s
+  database: shop
+  table: orders
+  source_position: { stream: "pg/orders", offset: '${! @lsn_position }' }
+  batching: { count: 50, period: 100ms }
+  create_table:
+    enabled: true
+    schema:
+      - { name: id, type: BIGINT }
+      - { name: status, type: STRING NOT NULL }
+      - { name: amount, type: "DECIMAL(10, 2)" }
+      - { name: note, type: STRING }
+    primary_keys: [ id ]
+    bucket: 2
+`, wh)); err != nil {
+			t.Fatal(err)
+		}
+		stream, err := sb.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- stream.Run(context.Background()) }()
+		return stream, m, done
+	}
+	waitActive := func(slot string) {
+		deadline := time.Now().Add(30 * time.Second)
+		for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != "1" {
+			if time.Now().After(deadline) {
+				t.Fatalf("slot %s never active", slot)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	first := db.Name + "_slot"
+	s1, _, done1 := pipeline(first)
+	waitActive(first)
+	for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
+		db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
+		db.Exec(fmt.Sprintf("UPDATE orders SET status = 'paid' WHERE id = %d", i))
+		if i%2 == 0 {
+			db.Exec(fmt.Sprintf("DELETE FROM orders WHERE id = %d", i-1))
+		}
+	}
+	waitTableEqualsSelect(t, db, wh, "first pipeline")
+	if err := s1.StopWithin(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	<-done1
+	db.Exec("UPDATE orders SET note = 'after', amount = 1.00 WHERE id % 4 = 0")
+	db.Exec("INSERT INTO orders VALUES (1000, 'late', NULL, NULL)")
+
+	s2, m2, done2 := pipeline(db.Name + "_replay")
+	defer func() {
+		_ = s2.StopWithin(10 * time.Second)
+		<-done2
+	}()
+	waitTableEqualsSelect(t, db, wh, "replaying pipeline")
+	deadline := time.Now().Add(20 * time.Second)
+	for m2.get(t, "paimon_messages_replayed") != 100 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := m2.get(t, "paimon_messages_replayed"); got != 100 {
+		t.Fatalf("paimon_messages_replayed = %v, want the 100 changes the first pipeline committed (40 inserts, 40 updates, 20 deletes)", got)
+	}
 }

@@ -50,7 +50,7 @@ func TestSnapshotThenStreamEqualsSelect(t *testing.T) {
 			t.Fatalf("event %d: no common schema: %v", i, e.Meta["schema"])
 		}
 		if e.Op == "read" {
-			if e.Position != "" || e.Chunk == "" {
+			if p, ok := e.Meta["lsn_position"]; !ok || p != "" || e.Chunk == "" {
 				t.Fatalf("snapshot event %d: lsn_position %q, chunk %q", i, e.Position, e.Chunk)
 			}
 			chunks[e.Chunk] = true

@@ -135,8 +135,8 @@ the slot's exported snapshot, and streaming starts only after every snapshot row
 
 ` + "`table`" + `, ` + "`pg_schema`" + `, ` + "`operation`" + ` (read, insert, update, delete), ` + "`lsn`" + ` (end LSN
 of the transaction's commit, X/Y; the snapshot's point for read rows), ` + "`lsn_seq`" + ` (1, 2, … within the
-transaction or snapshot chunk), ` + "`lsn_position`" + ` (streamed rows only: the commit end LSN as a decimal number,
-a dot, lsn_seq), ` + "`xid`" + `, ` + "`commit_ts_ms`" + `, ` + "`pk`" + ` (primary-key columns, comma-separated),
+transaction or snapshot chunk), ` + "`lsn_position`" + ` (streamed rows: the commit end LSN as a decimal number,
+a dot, lsn_seq; empty for read rows), ` + "`xid`" + `, ` + "`commit_ts_ms`" + `, ` + "`pk`" + ` (primary-key columns, comma-separated),
 ` + "`before`" + ` (the old key or row, when Postgres sends one), ` + "`unchanged_toast`" + ` (columns set to null by
 ` + "`toast: null`" + `), ` + "`replica_identity`" + ` (default, full, index), ` + "`snapshot_chunk`" + ` (read rows),
 ` + "`schema`" + ` (the table as a Benthos common schema) and ` + "`paimon_types`" + ` (column → Paimon type).

@@ -229,6 +229,10 @@ func (s *session) readChunk(ctx context.Context, conn *pgx.Conn, ch chunk, lsnTe
 		m.MetaSetMut("lsn", lsnText)
 		m.MetaSetMut("lsn_seq", seq)
 		m.MetaSetMut("snapshot_chunk", chunkName)
+		// Empty, not absent: `${! @lsn_position }` of a missing key is
+		// "null", which the paimon output's source_position rejects; an
+		// empty offset writes the row without a position check.
+		m.MetaSetMut("lsn_position", "")
 		batch = append(batch, m)
 		if len(batch) >= batchSize {
 			if err := flush(); err != nil {
