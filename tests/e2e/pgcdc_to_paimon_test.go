@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -10,8 +14,11 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"
 )
 
@@ -231,4 +238,95 @@ paimon:
 	if got := m2.get(t, "paimon_messages_replayed"); got != 100 {
 		t.Fatalf("paimon_messages_replayed = %v, want the 100 changes the first pipeline committed (40 inserts, 40 updates, 20 deletes)", got)
 	}
+}
+
+// TestPostgresExampleRuns runs examples/postgres_to_paimon.yaml with the
+// benthos-paimon binary as a user would (PG_DSN and WAREHOUSE pointing at a
+// test database and directory, its setup SQL run first): the snapshot and
+// the changes after it land in the Paimon table, which equals SELECT.
+func TestPostgresExampleRuns(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2),
+		updated_at timestamptz NOT NULL DEFAULT now());
+		CREATE PUBLICATION paimon_orders FOR TABLE orders;
+		INSERT INTO orders (order_id, status, amount) SELECT g, 'new', g * 0.5 FROM generate_series(1, 200) g`)
+	wh := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binarytest.Path(t), "-s", "http.enabled=false", "-c",
+		filepath.Join(fixturetest.RepoDir(t), "examples", "postgres_to_paimon.yaml"))
+	cmd.Env = append(os.Environ(), "PG_DSN="+db.DSN, "WAREHOUSE="+wh)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}()
+	query := "SELECT order_id, status, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') FROM orders ORDER BY order_id"
+	wait := func(what string) {
+		t.Helper()
+		want := strings.Join(db.QueryStrings(query), "\n")
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			select {
+			case err := <-exited:
+				t.Fatalf("the example exited: %v\n%s", err, out.String())
+			default:
+			}
+			got := exampleRows(t, wh)
+			if strings.Join(got, "\n") == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: Paimon %d rows, SELECT %d\n got %v\nwant %v\n%s", what, len(got), strings.Count(want, "\n")+1, head(got), head(strings.Split(want, "\n")), out.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	wait("snapshot")
+	db.Exec("UPDATE orders SET status = 'paid', updated_at = now() WHERE order_id % 3 = 0")
+	db.Exec("DELETE FROM orders WHERE order_id % 5 = 0")
+	db.Exec("INSERT INTO orders (order_id, status, amount) VALUES (1000, 'new', 9.99)")
+	wait("stream")
+}
+
+// exampleRows reads shop.orders as the example writes it: order_id, status,
+// amount, updated_at (TIMESTAMP LTZ, rendered as UTC wall clock).
+func exampleRows(t *testing.T, wh string) []string {
+	t.Helper()
+	tbl, err := lakecore.Open(context.Background(), wh, "shop", "orders")
+	if err != nil {
+		return nil
+	}
+	rows, err := tbl.ReadAll(context.Background(), 0)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	var out []string
+	for _, r := range rows {
+		ts := fmt.Sprint(r[3])
+		if tv, ok := r[3].(types.Timestamp); ok {
+			ts = tv.Time().UTC().Format("2006-01-02 15:04:05.000000")
+		}
+		out = append(out, fmt.Sprintf("%v|%v|%v|%s", r[0], r[1], r[2], ts))
+	}
+	sort.Slice(out, func(i, j int) bool { return keyLess(out[i], out[j]) })
+	return out
+}
+
+func head(s []string) []string {
+	if len(s) > 5 {
+		return s[:5]
+	}
+	return s
 }
