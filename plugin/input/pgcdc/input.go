@@ -93,9 +93,10 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 // ErrNotConnected, and the next Connect starts a new session from the
 // slot's confirmed position.
 type Input struct {
-	conf Config
-	log  *service.Logger
-	m    *inputMetrics
+	conf    Config
+	log     *service.Logger
+	m       *inputMetrics
+	domains *domainResolver
 
 	mu    sync.Mutex
 	sess  *session
@@ -109,7 +110,7 @@ type Input struct {
 // New returns the input for a parsed configuration; nothing is opened
 // until Connect.
 func New(c Config, mgr *service.Resources) *Input {
-	return &Input{conf: c, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics())}
+	return &Input{conf: c, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics()), domains: newDomainResolver()}
 }
 
 // readResult is what a session hands to ReadBatch: a batch with its ack,

@@ -136,7 +136,7 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 	}
 	var out []*table
 	for _, n := range names {
-		t, err := catalogTable(ctx, conn, n, c.DecimalFallback)
+		t, err := catalogTable(ctx, conn, n, c.DecimalFallback, in.domains)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", errConfig, err)
 		}

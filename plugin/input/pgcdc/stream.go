@@ -263,7 +263,13 @@ func (st *streamState) relation(m *pglogrepl.RelationMessage) error {
 	}
 	t := &table{name: name, relID: m.RelationID, identity: identityName(m.ReplicaIdentity), pk: known.pk}
 	for _, c := range m.Columns {
-		typ, err := typeOf(c.DataType, c.TypeModifier, s.in.conf.DecimalFallback)
+		s.qmu.Lock()
+		oid, typmod, err := s.in.domains.resolve(s.ctx, s.qconn, c.DataType, c.TypeModifier)
+		s.qmu.Unlock()
+		if err != nil {
+			return fmt.Errorf("pg_cdc: table %s column %s: %w", name, c.Name, err)
+		}
+		typ, err := typeOf(oid, typmod, s.in.conf.DecimalFallback)
 		if err != nil {
 			return fmt.Errorf("pg_cdc: table %s column %s: %w (decimal_fallback: error)", name, c.Name, err)
 		}

@@ -76,7 +76,7 @@ func (t *table) finish() {
 // catalogTable reads a table's columns, primary key and replica identity
 // from the catalogue; the types are decided by typeOf exactly as for
 // Relation messages.
-func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFallback) (*table, error) {
+func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFallback, dr *domainResolver) (*table, error) {
 	var relID uint32
 	var ident string
 	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
@@ -93,24 +93,34 @@ func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFa
 	if err != nil {
 		return nil, fmt.Errorf("columns of %s: %w", n, err)
 	}
+	type attr struct {
+		name   string
+		oid    uint32
+		typmod int32
+	}
+	var attrs []attr
 	for rows.Next() {
-		var name string
-		var oid uint32
-		var typmod int32
-		if err := rows.Scan(&name, &oid, &typmod); err != nil {
+		var a attr
+		if err := rows.Scan(&a.name, &a.oid, &a.typmod); err != nil {
 			rows.Close()
 			return nil, err
 		}
-		typ, err := typeOf(oid, typmod, fb)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("table %s column %s: %w (decimal_fallback: error)", n, name, err)
-		}
-		t.columns = append(t.columns, column{name: name, typ: typ})
+		attrs = append(attrs, a)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("columns of %s: %w", n, err)
+	}
+	for _, a := range attrs {
+		oid, typmod, err := dr.resolve(ctx, conn, a.oid, a.typmod)
+		if err != nil {
+			return nil, fmt.Errorf("table %s column %s: %w", n, a.name, err)
+		}
+		typ, err := typeOf(oid, typmod, fb)
+		if err != nil {
+			return nil, fmt.Errorf("table %s column %s: %w (decimal_fallback: error)", n, a.name, err)
+		}
+		t.columns = append(t.columns, column{name: a.name, typ: typ})
 	}
 	if t.pk, err = primaryKey(ctx, conn, relID); err != nil {
 		return nil, fmt.Errorf("primary key of %s: %w", n, err)

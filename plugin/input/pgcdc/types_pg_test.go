@@ -129,3 +129,35 @@ func jsonDiff(a, b string) string {
 	sort.Strings(out)
 	return strings.Join(out, "; ")
 }
+
+// TestDomains: domain columns (and arrays of them) are typed by their base
+// type, in the snapshot and in the stream.
+func TestDomains(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE DOMAIN posint AS int CHECK (VALUE > 0); CREATE DOMAIN price AS numeric(10,2); CREATE DOMAIN cents AS price;
+		CREATE TABLE d (id posint PRIMARY KEY, p price, c cents, ps price[]);
+		INSERT INTO d VALUES (1, 1.5, 2, '{3.25,NULL}')`)
+	in := newInput(t, baseYAML(db, "tables: [ public.d ]\n"))
+	connect(t, in)
+	evs := readEvents(t, in, 1)
+	db.Exec("INSERT INTO d VALUES (2, 1.5, 2, '{3.25,NULL}')")
+	evs = append(evs, readEvents(t, in, 1)...)
+	for _, e := range evs {
+		row := map[string]any{}
+		for k, v := range e.Row {
+			if k != "id" {
+				row[k] = v
+			}
+		}
+		if got := mustJSON(row); got != `{"c":"2.00","p":"1.50","ps":["3.25",null]}` {
+			t.Errorf("%s: %s", e.Op, got)
+		}
+		pt := e.Meta["paimon_types"].(map[string]any)
+		if pt["id"] != "INT NOT NULL" || pt["p"] != "DECIMAL(10, 2)" || pt["c"] != "DECIMAL(10, 2)" || pt["ps"] != "ARRAY<DECIMAL(10, 2)>" {
+			t.Errorf("%s: paimon_types %v", e.Op, pt)
+		}
+		if _, ok := e.Row["id"].(json.Number); !ok {
+			t.Errorf("%s: id %T", e.Op, e.Row["id"])
+		}
+	}
+}
