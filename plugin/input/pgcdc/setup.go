@@ -183,12 +183,19 @@ func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables [
 	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = $1)", pub).Scan(&exists); err != nil {
 		return fmt.Errorf("look up publication %s: %w", pub, err)
 	}
+	anyPartitioned := false
+	for _, t := range tables {
+		anyPartitioned = anyPartitioned || t.partitioned
+	}
 	if !exists {
 		var list []string
 		for _, t := range tables {
 			list = append(list, t.name.quoted())
 		}
 		sql := fmt.Sprintf("CREATE PUBLICATION %s FOR TABLE %s", quoteIdent(pub), strings.Join(list, ", "))
+		if anyPartitioned {
+			sql += " WITH (publish_via_partition_root = true)"
+		}
 		if !in.conf.CreatePublication {
 			return fmt.Errorf("%w: publication %s does not exist and create_publication is false; run as the tables' owner: %s", errConfig, pub, sql)
 		}
@@ -197,6 +204,18 @@ func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables [
 		}
 		in.log.Infof("pg_cdc: created publication: %s", sql)
 		return nil
+	}
+	if anyPartitioned {
+		var viaRoot bool
+		if err := conn.QueryRow(ctx, "SELECT pubviaroot FROM pg_publication WHERE pubname = $1", pub).Scan(&viaRoot); err != nil {
+			return fmt.Errorf("look up publication %s: %w", pub, err)
+		}
+		if !viaRoot {
+			// Otherwise pgoutput reports the partitions' changes under the
+			// partitions' names, which are not captured: they would be lost.
+			return fmt.Errorf("%w: publication %s publishes the partitions of a partitioned table under their own names; run: ALTER PUBLICATION %s SET (publish_via_partition_root = true)",
+				errConfig, pub, quoteIdent(pub))
+		}
 	}
 	for _, t := range tables {
 		var in bool

@@ -25,6 +25,9 @@ type table struct {
 	name     TableName
 	relID    uint32
 	identity string // default, full, index, nothing
+	// partitioned: a partitioned table, whose changes pgoutput reports
+	// under its own name only with publish_via_partition_root.
+	partitioned bool
 	columns  []column
 	pk       []string
 	pkText   string
@@ -79,15 +82,16 @@ func (t *table) finish() {
 func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFallback, dr *domainResolver) (*table, error) {
 	var relID uint32
 	var ident string
-	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident)
+	var partitioned bool
+	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text, c.relkind = 'p' FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident, &partitioned)
 	if err == pgx.ErrNoRows {
 		return nil, fmt.Errorf("table %s does not exist (or is not a table)", n)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up table %s: %w", n, err)
 	}
-	t := &table{name: n, relID: relID, identity: identityName(ident[0])}
+	t := &table{name: n, relID: relID, identity: identityName(ident[0]), partitioned: partitioned}
 	rows, err := conn.Query(ctx, `SELECT attname, atttypid, atttypmod FROM pg_attribute
 		WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`, relID)
 	if err != nil {
