@@ -28,11 +28,11 @@ type table struct {
 	// partitioned: a partitioned table, whose changes pgoutput reports
 	// under its own name only with publish_via_partition_root.
 	partitioned bool
-	columns  []column
-	pk       []string
-	pkText   string
-	common   any            // Benthos common schema (schema metadata)
-	paimon   map[string]any // column → Paimon type (paimon_types metadata)
+	columns     []column
+	pk          []string
+	pkText      string
+	common      any            // Benthos common schema (schema metadata)
+	paimon      map[string]any // column → Paimon type (paimon_types metadata)
 }
 
 // identityName is relreplident (or the Relation message's byte) spelled out.
