@@ -276,3 +276,39 @@ func TestPartitionedTable(t *testing.T) {
 		t.Fatalf("events\n%s\nwant\n%s", strings.Join(got, "|"), want)
 	}
 }
+
+// TestInvalidatedSlot: a slot that exceeded max_slot_wal_keep_size
+// (wal_status lost) cannot be read again; Connect says so and how to start
+// over, instead of failing on START_REPLICATION.
+func TestInvalidatedSlot(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	in := newInput(t, streamOnly(db, ""))
+	connect(t, in)
+	if err := in.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The cluster is shared by this process's tests, which run one at a
+	// time: set the cap for this test only.
+	db.Exec("ALTER SYSTEM SET max_slot_wal_keep_size = '16MB'")
+	db.Exec("SELECT pg_reload_conf()")
+	t.Cleanup(func() {
+		db.Exec("ALTER SYSTEM RESET max_slot_wal_keep_size")
+		db.Exec("SELECT pg_reload_conf()")
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for db.QueryString(fmt.Sprintf("SELECT wal_status FROM pg_replication_slots WHERE slot_name = '%s'", slotName(db))) != "lost" {
+		if time.Now().After(deadline) {
+			t.Fatal("the slot was never invalidated")
+		}
+		db.Exec("CREATE TABLE IF NOT EXISTS filler (b text)")
+		db.Exec("INSERT INTO filler SELECT repeat(md5(g::text), 20) FROM generate_series(1, 30000) g")
+		db.Exec("SELECT pg_switch_wal()")
+		db.Exec("CHECKPOINT")
+	}
+	in2 := newInput(t, streamOnly(db, ""))
+	err := in2.Connect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "invalidated") || !strings.Contains(err.Error(), "pg_drop_replication_slot") {
+		t.Fatalf("Connect on an invalidated slot: %v", err)
+	}
+}
