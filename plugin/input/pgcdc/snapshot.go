@@ -225,7 +225,7 @@ func (s *session) readChunk(ctx context.Context, conn *pgx.Conn, ch chunk, lsnTe
 		seq++
 		m := service.NewMessage(nil)
 		m.SetStructuredMut(row)
-		s.setTableMeta(m, t, "read")
+		setTableMeta(m, t, "read")
 		m.MetaSetMut("lsn", lsnText)
 		m.MetaSetMut("lsn_seq", seq)
 		m.MetaSetMut("snapshot_chunk", chunkName)
@@ -248,7 +248,7 @@ func (s *session) readChunk(ctx context.Context, conn *pgx.Conn, ch chunk, lsnTe
 }
 
 // setTableMeta sets the metadata every message of t carries.
-func (s *session) setTableMeta(m *service.Message, t *table, op string) {
+func setTableMeta(m *service.Message, t *table, op string) {
 	m.MetaSetMut("table", t.name.Name)
 	m.MetaSetMut("pg_schema", t.name.Schema)
 	m.MetaSetMut("operation", op)

@@ -31,10 +31,13 @@ type openTxn struct {
 	xid      uint32
 	final    pglogrepl.LSN // commit LSN (start of the commit record), from Begin
 	commitMs int64
-	entry    *txnEntry
-	msgs     service.MessageBatch
-	seq      int64
-	split    bool // part of it was emitted before its commit
+	// xidMeta and commitMeta are xid and commitMs as metadata values,
+	// boxed once per transaction.
+	xidMeta, commitMeta any
+	entry               *txnEntry
+	msgs                service.MessageBatch
+	seq                 int64
+	split               bool // part of it was emitted before its commit
 }
 
 // stream starts replication at 0/0 (the server resumes at the slot's
@@ -174,7 +177,8 @@ func (st *streamState) handle(ctx context.Context, data []byte) error {
 	case *pglogrepl.RelationMessage:
 		return st.relation(m)
 	case *pglogrepl.BeginMessage:
-		st.txn = &openTxn{xid: m.Xid, final: m.FinalLSN, commitMs: m.CommitTime.UnixMilli(), entry: s.tracker.Begin()}
+		ms := m.CommitTime.UnixMilli()
+		st.txn = &openTxn{xid: m.Xid, final: m.FinalLSN, commitMs: ms, xidMeta: int64(m.Xid), commitMeta: ms, entry: s.tracker.Begin()}
 	case *pglogrepl.CommitMessage:
 		return st.commit(ctx, m)
 	case *pglogrepl.InsertMessage:
@@ -412,12 +416,12 @@ func keyOf(t *table, old map[string]any, tupleType uint8) map[string]any {
 func (st *streamState) add(ctx context.Context, t *table, op string, row, before map[string]any, toast []string) error {
 	x := st.txn
 	x.seq++
-	m := service.NewMessage(nil)
+	m := t.streamTemplate.Copy()
 	m.SetStructuredMut(row)
-	st.s.setTableMeta(m, t, op)
+	m.MetaSetMut("operation", op)
 	m.MetaSetMut("lsn_seq", x.seq)
-	m.MetaSetMut("xid", int64(x.xid))
-	m.MetaSetMut("commit_ts_ms", x.commitMs)
+	m.MetaSetMut("xid", x.xidMeta)
+	m.MetaSetMut("commit_ts_ms", x.commitMeta)
 	if before != nil {
 		m.MetaSetMut("before", before)
 	}
@@ -459,11 +463,13 @@ func (st *streamState) flushTxn(ctx context.Context) error {
 }
 
 func (st *streamState) emitMsgs(ctx context.Context, x *openTxn, lsn pglogrepl.LSN) error {
-	lsnText, lsnDec := lsn.String(), strconv.FormatUint(uint64(lsn), 10)
+	var lsnMeta any = lsn.String()
+	prefix := strconv.AppendUint(nil, uint64(lsn), 10)
+	prefix = append(prefix, '.')
 	for _, m := range x.msgs {
 		seq, _ := m.MetaGetMut("lsn_seq")
-		m.MetaSetMut("lsn", lsnText)
-		m.MetaSetMut("lsn_position", lsnDec+"."+strconv.FormatInt(seq.(int64), 10))
+		m.MetaSetMut("lsn", lsnMeta)
+		m.MetaSetMut("lsn_position", string(strconv.AppendInt(prefix, seq.(int64), 10)))
 	}
 	e, tr := x.entry, st.s.tracker
 	tr.Add(e)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redpanda-data/benthos/v4/public/schema"
+	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
 // column is one column of a captured table.
@@ -33,6 +34,11 @@ type table struct {
 	pkText      string
 	common      any            // Benthos common schema (schema metadata)
 	paimon      map[string]any // column → Paimon type (paimon_types metadata)
+	// streamTemplate holds every metadata key of a streamed message, the
+	// per-table ones set: each message is a copy, whose metadata map is
+	// cloned once at its final size on the first per-row write (Benthos'
+	// copy-on-write) instead of growing key by key.
+	streamTemplate *service.Message
 }
 
 // identityName is relreplident (or the Relation message's byte) spelled out.
@@ -74,6 +80,12 @@ func (t *table) finish() {
 		t.paimon[col.name] = pt
 	}
 	t.common = c.ToAny()
+	m := service.NewMessage(nil)
+	setTableMeta(m, t, "")
+	for _, k := range []string{"lsn", "lsn_seq", "xid", "commit_ts_ms", "lsn_position"} {
+		m.MetaSetMut(k, nil)
+	}
+	t.streamTemplate = m
 }
 
 // catalogTable reads a table's columns, primary key and replica identity
