@@ -191,6 +191,17 @@ func (s *session) readChunk(ctx context.Context, conn *pgx.Conn, ch chunk, lsnTe
 	batchSize := s.in.conf.SnapshotBatchSize
 	batch := make(service.MessageBatch, 0, batchSize)
 	var seq int64
+	// Each row copies tmpl: its metadata map is cloned once, at its final
+	// size, on the lsn_seq write.
+	tmpl := service.NewMessage(nil)
+	setTableMeta(tmpl, t, "read")
+	tmpl.MetaSetMut("lsn", lsnText)
+	tmpl.MetaSetMut("lsn_seq", nil)
+	tmpl.MetaSetMut("snapshot_chunk", chunkName)
+	// Empty, not absent: `${! @lsn_position }` of a missing key is
+	// "null", which the paimon output's source_position rejects; an empty
+	// offset writes the row without a position check.
+	tmpl.MetaSetMut("lsn_position", "")
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -223,16 +234,9 @@ func (s *session) readChunk(ctx context.Context, conn *pgx.Conn, ch chunk, lsnTe
 			row[t.columns[i].name] = x
 		}
 		seq++
-		m := service.NewMessage(nil)
+		m := tmpl.Copy()
 		m.SetStructuredMut(row)
-		setTableMeta(m, t, "read")
-		m.MetaSetMut("lsn", lsnText)
 		m.MetaSetMut("lsn_seq", seq)
-		m.MetaSetMut("snapshot_chunk", chunkName)
-		// Empty, not absent: `${! @lsn_position }` of a missing key is
-		// "null", which the paimon output's source_position rejects; an
-		// empty offset writes the row without a position check.
-		m.MetaSetMut("lsn_position", "")
 		batch = append(batch, m)
 		if len(batch) >= batchSize {
 			if err := flush(); err != nil {
