@@ -330,3 +330,99 @@ func head(s []string) []string {
 	}
 	return s
 }
+
+// TestPgCDCToPaimonTablesFromMetadata: pg_cdc → paimon with the table
+// interpolated from the `table` metadata and create_table without a schema
+// or primary keys: each Postgres table becomes a Paimon primary-key table
+// whose columns have the exact types of the `schema` metadata's paimon_type
+// and whose key is the `pk` metadata; both equal SELECT.
+func TestPgCDCToPaimonTablesFromMetadata(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE TABLE orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2), note text);
+		CREATE TABLE items (order_id bigint, line int, sku varchar(20), qty smallint, price numeric(12,4), at timestamptz, tags text[],
+			PRIMARY KEY (order_id, line));
+		INSERT INTO orders SELECT g, 'new', g * 1.25, NULL FROM generate_series(1, 50) g;
+		INSERT INTO items SELECT g % 50 + 1, g, 'sku' || g, g % 7, g / 3.0, '2024-01-02 03:04:05.123456+00', '{a,NULL}' FROM generate_series(1, 200) g`)
+	wh := t.TempDir()
+	sb := service.NewStreamBuilder()
+	if err := sb.SetLoggerYAML("level: WARN"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddInputYAML(fmt.Sprintf(`
+pg_cdc:
+  dsn: %s
+  tables: [ public.orders, public.items ]
+  slot_name: %s_slot
+  status_interval: 200ms
+  heartbeat_interval: 0s
+`, db.DSN, db.Name)); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.AddOutputYAML(fmt.Sprintf(`
+paimon:
+  warehouse: %s
+  database: shop
+  table: '${! @table }'
+  batching: { count: 500, period: 200ms }
+  create_table: { enabled: true, bucket: 2 }
+`, wh)); err != nil {
+		t.Fatal(err)
+	}
+	stream, err := sb.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- stream.Run(context.Background()) }()
+	defer func() {
+		_ = stream.StopWithin(10 * time.Second)
+		<-done
+	}()
+	waitTableEqualsSelect(t, db, wh, "orders")
+	db.Exec("UPDATE items SET qty = 99 WHERE line % 10 = 0")
+	db.Exec("DELETE FROM items WHERE line % 9 = 0")
+	itemsQuery := "SELECT order_id, line, sku, qty, price, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'), array_to_string(tags, ',', 'NULL') FROM items ORDER BY order_id, line"
+	want := db.QueryStrings(itemsQuery)
+	sort.Strings(want)
+	deadline := time.Now().Add(60 * time.Second)
+	var got []string
+	for {
+		got = nil
+		if tbl, err := lakecore.Open(context.Background(), wh, "shop", "items"); err == nil {
+			rows, err := tbl.ReadAll(context.Background(), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				ts := r[5].(types.Timestamp).Time().UTC().Format("2006-01-02 15:04:05.000000")
+				var tags []string
+				for _, e := range r[6].([]any) {
+					if e == nil {
+						tags = append(tags, "NULL")
+					} else {
+						tags = append(tags, fmt.Sprint(e))
+					}
+				}
+				got = append(got, fmt.Sprintf("%v|%v|%v|%v|%v|%s|%s", r[0], r[1], r[2], r[3], r[4], ts, strings.Join(tags, ",")))
+			}
+			sort.Strings(got)
+			if strings.Join(got, "\n") == strings.Join(want, "\n") {
+				s := tbl.Schema()
+				var cols []string
+				for _, f := range s.Fields {
+					cols = append(cols, f.Name+" "+f.Type.String())
+				}
+				wantCols := "order_id BIGINT NOT NULL, line INT NOT NULL, sku VARCHAR(20), qty SMALLINT, price DECIMAL(12, 4), " +
+					"at TIMESTAMP(6) WITH LOCAL TIME ZONE, tags ARRAY<STRING>"
+				if strings.Join(cols, ", ") != wantCols || strings.Join(s.PrimaryKeys, ",") != "order_id,line" {
+					t.Fatalf("items schema %s, keys %v; want %s, keys order_id,line", strings.Join(cols, ", "), s.PrimaryKeys, wantCols)
+				}
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("items: Paimon %d rows, SELECT %d\n got %v\nwant %v", len(got), len(want), head(got), head(want))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -79,7 +79,13 @@ func (t *table) finish() {
 		}
 		t.paimon[col.name] = pt
 	}
-	t.common = c.ToAny()
+	common := c.ToAny()
+	// Each field also names its exact Paimon type (paimon_type), which
+	// the paimon output's table creation prefers to the common type.
+	for i, child := range common.(map[string]any)["children"].([]any) {
+		child.(map[string]any)["paimon_type"] = t.paimon[t.columns[i].name]
+	}
+	t.common = common
 	m := service.NewMessage(nil)
 	setTableMeta(m, t, "")
 	for _, k := range []string{"lsn", "lsn_seq", "xid", "commit_ts_ms", "lsn_position"} {
