@@ -312,3 +312,53 @@ func TestInvalidatedSlot(t *testing.T) {
 		t.Fatalf("Connect on an invalidated slot: %v", err)
 	}
 }
+
+// TestLargeTransaction: one transaction of 300 000 rows (spilled to disk by
+// the walsender) arrives whole, split into batches of max_transaction_rows,
+// with lsn_position strictly increasing; the slot is confirmed past it only
+// once every part is acknowledged.
+func TestLargeTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("300 000 rows")
+	}
+	const n = 300000
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	in := newInput(t, streamOnly(db, "max_transaction_rows: 20000\nmax_batch_rows: 20000\n"))
+	connect(t, in)
+	db.Exec(fmt.Sprintf("INSERT INTO orders SELECT g, 'bulk', g, NULL FROM generate_series(1, %d) g", n))
+	var parts []batchOf
+	got := 0
+	var last []uint64
+	for got < n {
+		b, ok := readBatch(t, in, 60*time.Second)
+		if !ok {
+			t.Fatalf("after %d rows: no batch", got)
+		}
+		if len(b.events) > 20000 {
+			t.Fatalf("batch of %d rows, above max_transaction_rows", len(b.events))
+		}
+		for _, e := range b.events {
+			p := parsePosition(t, e.Position)
+			if last != nil && !positionLess(last, p) {
+				t.Fatalf("row %d: position %s not above %v", got, e.Position, last)
+			}
+			last = p
+			got++
+		}
+		parts = append(parts, b)
+	}
+	if len(parts) != n/20000 {
+		t.Fatalf("%d parts, want %d", len(parts), n/20000)
+	}
+	for _, b := range parts[:len(parts)-1] {
+		_ = b.ack(context.Background(), nil)
+	}
+	time.Sleep(300 * time.Millisecond)
+	txnLSN := parts[0].events[0].LSN // its commit LSN + 1: below its end
+	if got := confirmedFlush(t, db); lsnCmp(t, db, got, txnLSN) >= 0 {
+		t.Fatalf("confirmed moved to %s with the last part unacknowledged (transaction at %s)", got, txnLSN)
+	}
+	_ = parts[len(parts)-1].ack(context.Background(), nil)
+	waitConfirmed(t, db, "want it past the transaction", func(l string) bool { return lsnCmp(t, db, l, txnLSN) > 0 })
+}

@@ -354,7 +354,7 @@ func (in *Input) Failure() error {
 func (in *Input) Close(ctx context.Context) error {
 	in.mu.Lock()
 	s := in.sess
-	in.sess = nil
+	in.sess, in.stash = nil, nil
 	in.mu.Unlock()
 	if s != nil {
 		s.close()
