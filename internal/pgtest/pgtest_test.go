@@ -2,7 +2,10 @@ package pgtest
 
 import (
 	"os"
+	"strings"
 	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(Run(m)) }
@@ -20,5 +23,24 @@ func TestNewDatabaseIsLogical(t *testing.T) {
 	d.Exec("CREATE TABLE x(id int primary key); INSERT INTO x VALUES (1),(2)")
 	if got := d.QueryStrings("SELECT id FROM x ORDER BY id"); len(got) != 2 || got[1] != "2" {
 		t.Fatalf("rows %v", got)
+	}
+}
+
+// TestMissingBinariesSkipOrFail: without server binaries a test is
+// skipped, or failed under REQUIRE_POSTGRES=1.
+func TestMissingBinariesSkipOrFail(t *testing.T) {
+	t.Setenv("BP_PG_BIN", t.TempDir())
+	for _, require := range []string{"", "1"} {
+		t.Setenv(EnvRequire, require)
+		r := &testenv.Recorder{TB: t}
+		if c := Get(r); c != nil {
+			t.Fatalf("REQUIRE_POSTGRES=%q: got a cluster without binaries", require)
+		}
+		if (r.SkipMessage != "") != (require == "") || (r.FatalMessage != "") != (require == "1") {
+			t.Fatalf("REQUIRE_POSTGRES=%q: skip %q, fatal %q", require, r.SkipMessage, r.FatalMessage)
+		}
+		if !strings.Contains(r.SkipMessage+r.FatalMessage, "apt-get install postgresql-15") {
+			t.Fatalf("message %q does not say how to install", r.SkipMessage+r.FatalMessage)
+		}
 	}
 }
