@@ -362,3 +362,40 @@ func TestLargeTransaction(t *testing.T) {
 	_ = parts[len(parts)-1].ack(context.Background(), nil)
 	waitConfirmed(t, db, "want it past the transaction", func(l string) bool { return lsnCmp(t, db, l, txnLSN) > 0 })
 }
+
+// TestReplicationRole: a non-superuser with LOGIN REPLICATION and SELECT
+// (docs/POSTGRES_CDC.md §1) snapshots and streams through a publication
+// its owner created; creating the publication itself fails with the SQL to
+// run as the owner; a role without REPLICATION is told it needs it.
+func TestReplicationRole(t *testing.T) {
+	db := pgtest.New(t)
+	role := db.Name + "_cdc"
+	plain := db.Name + "_plain"
+	db.Exec(ordersDDL + "INSERT INTO orders VALUES (1, 'new', 1, NULL)")
+	db.Exec(fmt.Sprintf("CREATE ROLE %s WITH LOGIN REPLICATION; CREATE ROLE %s WITH LOGIN; GRANT SELECT ON orders TO %s, %s", role, plain, role, plain))
+	t.Cleanup(func() {
+		db.Exec(fmt.Sprintf("DROP OWNED BY %s, %s", role, plain))
+		db.Exec(fmt.Sprintf("DROP ROLE %s, %s", role, plain))
+	})
+	dsn := func(user string) string { return strings.Replace(db.DSN, "postgres@", user+"@", 1) }
+	yaml := func(user string) string {
+		return fmt.Sprintf("dsn: %s\nslot_name: %s_slot\nstatus_interval: 100ms\nheartbeat_interval: 0s\ntables: [ public.orders ]\n", dsn(user), db.Name)
+	}
+
+	err := newInput(t, yaml(role)).Connect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `run as the tables' owner: CREATE PUBLICATION`) {
+		t.Fatalf("without ownership: %v", err)
+	}
+	db.Exec(fmt.Sprintf("CREATE PUBLICATION %s_slot FOR TABLE orders", db.Name))
+	err = newInput(t, yaml(plain)).Connect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "REPLICATION attribute") {
+		t.Fatalf("without REPLICATION: %v", err)
+	}
+	in := newInput(t, yaml(role))
+	connect(t, in)
+	readEvents(t, in, 1)
+	db.Exec("INSERT INTO orders VALUES (2, 'new', 2, NULL)")
+	if e := readEvents(t, in, 1)[0]; e.Op != "insert" {
+		t.Fatalf("%+v", e)
+	}
+}
