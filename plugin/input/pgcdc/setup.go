@@ -161,6 +161,18 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 // checkServer checks the server settings the input needs and warns about
 // risky ones.
 func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) error {
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		return fmt.Errorf("read server version: %w", err)
+	}
+	if version < 130000 {
+		// pgoutput exists from 10, but the checks below read
+		// max_slot_wal_keep_size and wal_status (13).
+		return fmt.Errorf("%w: PostgreSQL %d.%d is not supported: pg_cdc needs 13 or later (tested on 15)", errConfig, version/10000, version%10000/100)
+	}
+	if version < 140000 {
+		in.log.Warnf("pg_cdc: PostgreSQL %d has no TID range scans: each snapshot chunk scans the whole table; use a large snapshot_chunk_pages", version/10000)
+	}
 	var walLevel, keep string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('wal_level'), current_setting('max_slot_wal_keep_size')").Scan(&walLevel, &keep); err != nil {
 		return fmt.Errorf("read server settings: %w", err)
