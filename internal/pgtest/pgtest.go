@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 )
@@ -245,9 +246,9 @@ func (d *DB) Conn() *pgx.Conn {
 	return conn
 }
 
-// Exec runs SQL statements (separated by semicolons, in one simple-protocol
-// round trip) on a short-lived connection and fails the test on error.
-func (d *DB) Exec(sql string) {
+// withConn runs f on a short-lived connection (60 s at most) and fails the
+// test with f's error, naming sql.
+func (d *DB) withConn(sql string, f func(ctx context.Context, conn *pgx.Conn) error) {
 	d.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -256,26 +257,30 @@ func (d *DB) Exec(sql string) {
 		d.t.Fatalf("pgtest: connect: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.PgConn().Exec(ctx, sql).ReadAll(); err != nil {
+	if err := f(ctx, conn); err != nil {
 		d.t.Fatalf("pgtest: %s: %v", firstLine(sql), err)
 	}
+}
+
+// Exec runs SQL statements (separated by semicolons, in one simple-protocol
+// round trip, so in one implicit transaction) and fails the test on error.
+func (d *DB) Exec(sql string) {
+	d.t.Helper()
+	d.withConn(sql, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.PgConn().Exec(ctx, sql).ReadAll()
+		return err
+	})
 }
 
 // QueryStrings runs a query and returns its rows as text (NULL as "NULL"),
 // each row's columns joined by "|": the canonical form tests compare.
 func (d *DB) QueryStrings(sql string) []string {
 	d.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, d.DSN)
-	if err != nil {
-		d.t.Fatalf("pgtest: connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	res := conn.PgConn().ExecParams(ctx, sql, nil, nil, nil, nil).Read()
-	if res.Err != nil {
-		d.t.Fatalf("pgtest: %s: %v", firstLine(sql), res.Err)
-	}
+	var res *pgconn.Result
+	d.withConn(sql, func(ctx context.Context, conn *pgx.Conn) error {
+		res = conn.PgConn().ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+		return res.Err
+	})
 	out := make([]string, 0, len(res.Rows))
 	for _, r := range res.Rows {
 		cols := make([]string, len(r))

@@ -23,35 +23,59 @@ import (
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"
 )
 
-// TestPgCDCToPaimon: pg_cdc → paimon into a primary-key table (row kinds
-// from the operation metadata): a snapshot of 3 000 rows, then inserts,
-// updates, deletes and key changes; lakecore's read of the table equals
-// SELECT of the source. The oracle is Postgres itself.
-func TestPgCDCToPaimon(t *testing.T) {
-	db := pgtest.New(t)
-	db.Exec(`CREATE TABLE orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2), note text);
-		INSERT INTO orders SELECT g, 'new', g * 1.25, CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || g END FROM generate_series(1, 3000) g`)
-	wh := t.TempDir()
+// pgPipeline runs pg_cdc (inputYAML, below `pg_cdc:`) into the paimon
+// output (outputYAML, below `paimon:`) in-process, with json_api metrics,
+// until stop is called (at the latest when the test ends).
+type pgPipeline struct {
+	stream  *service.Stream
+	done    chan error
+	metrics *streamMetrics
+}
+
+func startPgPipeline(t *testing.T, inputYAML, outputYAML string) *pgPipeline {
+	t.Helper()
 	sb := service.NewStreamBuilder()
 	if err := sb.SetLoggerYAML("level: WARN"); err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.AddInputYAML(fmt.Sprintf(`
-pg_cdc:
-  dsn: %s
-  tables: [ public.orders ]
-  slot_name: %s_slot
-  status_interval: 200ms
-  heartbeat_interval: 0s
-`, db.DSN, db.Name)); err != nil {
+	p := &pgPipeline{done: make(chan error, 1), metrics: withMetrics(t, sb)}
+	if err := sb.AddInputYAML("pg_cdc:\n" + inputYAML); err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.AddOutputYAML(fmt.Sprintf(`
-paimon:
-  warehouse: %s
+	if err := sb.AddOutputYAML("paimon:\n" + outputYAML); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if p.stream, err = sb.Build(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.stream.Run(context.Background()) }()
+	t.Cleanup(p.stop)
+	return p
+}
+
+func (p *pgPipeline) stop() {
+	if p.stream == nil {
+		return
+	}
+	_ = p.stream.StopWithin(10 * time.Second)
+	<-p.done
+	p.stream = nil
+}
+
+// pgInput is the pg_cdc config of the tests: fast status updates, no
+// heartbeats, plus extra lines.
+func pgInput(db *pgtest.DB, slot, extra string) string {
+	return fmt.Sprintf("  dsn: %s\n  slot_name: %s\n  status_interval: 200ms\n  heartbeat_interval: 0s\n%s", db.DSN, slot, extra)
+}
+
+// ordersOutput is the paimon config of a primary-key table shop.orders
+// shaped like the source orders table, plus extra lines.
+func ordersOutput(wh, extra string) string {
+	return fmt.Sprintf(`  warehouse: %s
   database: shop
   table: orders
-  batching: { count: 1000, period: 200ms }
+  batching: { count: 1000, period: 100ms }
   create_table:
     enabled: true
     schema:
@@ -61,20 +85,19 @@ paimon:
       - { name: note, type: STRING }
     primary_keys: [ id ]
     bucket: 2
-`, wh)); err != nil {
-		t.Fatal(err)
-	}
-	stream, err := sb.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- stream.Run(context.Background()) }()
-	defer func() {
-		_ = stream.StopWithin(10 * time.Second)
-		<-done
-	}()
+%s`, wh, extra)
+}
 
+// TestPgCDCToPaimon: pg_cdc → paimon into a primary-key table (row kinds
+// from the operation metadata): a snapshot of 3 000 rows, then inserts,
+// updates, deletes and key changes; lakecore's read of the table equals
+// SELECT of the source. The oracle is Postgres itself.
+func TestPgCDCToPaimon(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE TABLE orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2), note text);
+		INSERT INTO orders SELECT g, 'new', g * 1.25, CASE WHEN g % 5 = 0 THEN NULL ELSE 'n' || g END FROM generate_series(1, 3000) g`)
+	wh := t.TempDir()
+	startPgPipeline(t, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"), ordersOutput(wh, ""))
 	waitEqual := func(what string) { waitTableEqualsSelect(t, db, wh, what) }
 	waitEqual("after the snapshot")
 	db.Exec(`UPDATE orders SET status = 'paid', amount = amount + 1 WHERE id % 4 = 0`)
@@ -154,50 +177,10 @@ func TestPgCDCToPaimonExactlyOnce(t *testing.T) {
 	db.Exec("CREATE PUBLICATION " + db.Name + "_slot FOR TABLE orders")
 	db.Exec("SELECT pg_create_logical_replication_slot('" + db.Name + "_replay', 'pgoutput')")
 	wh := t.TempDir()
-	pipeline := func(slot string) (*service.Stream, *streamMetrics, chan error) {
-		sb := service.NewStreamBuilder()
-		if err := sb.SetLoggerYAML("level: WARN"); err != nil {
-			t.Fatal(err)
-		}
-		m := withMetrics(t, sb)
-		if err := sb.AddInputYAML(fmt.Sprintf(`
-pg_cdc:
-  dsn: %s
-  tables: [ public.orders ]
-  publication: %s_slot
-  slot_name: %s
-  snapshot: never
-  status_interval: 200ms
-  heartbeat_interval: 0s
-`, db.DSN, db.Name, slot)); err != nil {
-			t.Fatal(err)
-		}
-		if err := sb.AddOutputYAML(fmt.Sprintf(`
-paimon:
-  warehouse: %s
-  database: shop
-  table: orders
-  source_position: { stream: "pg/orders", offset: '${! @lsn_position }' }
-  batching: { count: 50, period: 100ms }
-  create_table:
-    enabled: true
-    schema:
-      - { name: id, type: BIGINT }
-      - { name: status, type: STRING NOT NULL }
-      - { name: amount, type: "DECIMAL(10, 2)" }
-      - { name: note, type: STRING }
-    primary_keys: [ id ]
-    bucket: 2
-`, wh)); err != nil {
-			t.Fatal(err)
-		}
-		stream, err := sb.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- stream.Run(context.Background()) }()
-		return stream, m, done
+	pipeline := func(slot string) *pgPipeline {
+		return startPgPipeline(t,
+			pgInput(db, slot, "  tables: [ public.orders ]\n  publication: "+db.Name+"_slot\n  snapshot: never\n"),
+			ordersOutput(wh, "  source_position: { stream: \"pg/orders\", offset: '${! @lsn_position }' }\n"))
 	}
 	waitActive := func(slot string) {
 		deadline := time.Now().Add(30 * time.Second)
@@ -209,7 +192,7 @@ paimon:
 		}
 	}
 	first := db.Name + "_slot"
-	s1, _, done1 := pipeline(first)
+	p1 := pipeline(first)
 	waitActive(first)
 	for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
 		db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
@@ -219,18 +202,11 @@ paimon:
 		}
 	}
 	waitTableEqualsSelect(t, db, wh, "first pipeline")
-	if err := s1.StopWithin(10 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	<-done1
+	p1.stop()
 	db.Exec("UPDATE orders SET note = 'after', amount = 1.00 WHERE id % 4 = 0")
 	db.Exec("INSERT INTO orders VALUES (1000, 'late', NULL, NULL)")
 
-	s2, m2, done2 := pipeline(db.Name + "_replay")
-	defer func() {
-		_ = s2.StopWithin(10 * time.Second)
-		<-done2
-	}()
+	m2 := pipeline(db.Name + "_replay").metrics
 	waitTableEqualsSelect(t, db, wh, "replaying pipeline")
 	deadline := time.Now().Add(20 * time.Second)
 	for m2.get(t, "paimon_messages_replayed") != 100 && time.Now().Before(deadline) {
@@ -412,40 +388,12 @@ func TestPgCDCToPaimonTablesFromMetadata(t *testing.T) {
 		INSERT INTO orders SELECT g, 'new', g * 1.25, NULL FROM generate_series(1, 50) g;
 		INSERT INTO items SELECT g % 50 + 1, g, 'sku' || g, g % 7, g / 3.0, '2024-01-02 03:04:05.123456+00', '{a,NULL}' FROM generate_series(1, 200) g`)
 	wh := t.TempDir()
-	sb := service.NewStreamBuilder()
-	if err := sb.SetLoggerYAML("level: WARN"); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddInputYAML(fmt.Sprintf(`
-pg_cdc:
-  dsn: %s
-  tables: [ public.orders, public.items ]
-  slot_name: %s_slot
-  status_interval: 200ms
-  heartbeat_interval: 0s
-`, db.DSN, db.Name)); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.AddOutputYAML(fmt.Sprintf(`
-paimon:
-  warehouse: %s
+	startPgPipeline(t, pgInput(db, db.Name+"_slot", "  tables: [ public.orders, public.items ]\n"), fmt.Sprintf(`  warehouse: %s
   database: shop
   table: '${! @table }'
   batching: { count: 500, period: 200ms }
   create_table: { enabled: true, bucket: 2 }
-`, wh)); err != nil {
-		t.Fatal(err)
-	}
-	stream, err := sb.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- stream.Run(context.Background()) }()
-	defer func() {
-		_ = stream.StopWithin(10 * time.Second)
-		<-done
-	}()
+`, wh))
 	waitTableEqualsSelect(t, db, wh, "orders")
 	db.Exec("UPDATE items SET qty = 99 WHERE line % 10 = 0")
 	db.Exec("DELETE FROM items WHERE line % 9 = 0")

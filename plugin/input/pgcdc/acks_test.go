@@ -245,11 +245,7 @@ func TestStreamKillAndRestart(t *testing.T) {
 // from then on are captured).
 func waitSlotActive(t *testing.T, db *pgtest.DB) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for db.QueryString(fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))) != "1" {
-		if time.Now().After(deadline) {
-			t.Fatal("slot never active")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, 20*time.Second, "slot active", func() bool {
+		return db.QueryString(fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))) == "1"
+	})
 }

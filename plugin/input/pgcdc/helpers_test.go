@@ -202,20 +202,28 @@ func confirmedFlush(t testing.TB, db *pgtest.DB) string {
 	return db.QueryString(fmt.Sprintf("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '%s'", slotName(db)))
 }
 
+// eventually polls cond every 20 ms until it holds, failing t with what
+// after timeout.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s: %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // waitConfirmed waits until the slot's confirmed_flush_lsn satisfies ok.
 func waitConfirmed(t testing.TB, db *pgtest.DB, what string, ok func(lsn string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		l := confirmedFlush(t, db)
-		if ok(l) {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("confirmed_flush_lsn %s: %s", l, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var l string
+	eventually(t, 20*time.Second, "confirmed_flush_lsn: "+what, func() bool {
+		l = confirmedFlush(t, db)
+		return ok(l)
+	})
+	return l
 }
 
 // lsnCmp compares two LSNs in Postgres.

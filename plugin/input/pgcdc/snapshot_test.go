@@ -63,13 +63,7 @@ func TestSnapshotRedoneAfterCrash(t *testing.T) {
 		t.Fatalf("after the snapshot: %+v, want the update of 2999 streamed from the consistent point", last)
 	}
 	equalRows(t, "applied vs SELECT", applied(evs, "orders", "id", "status", "amount", "note"), ordersSelect(db))
-	deadline := time.Now().Add(10 * time.Second)
-	for markerExists(t, db) {
-		if time.Now().After(deadline) {
-			t.Fatal("marker slot still there after the snapshot was acknowledged")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually(t, 10*time.Second, "marker slot dropped once the snapshot was acknowledged", func() bool { return !markerExists(t, db) })
 }
 
 // TestSnapshotNotRepeated: once a snapshot was acknowledged, a restart
@@ -81,10 +75,7 @@ func TestSnapshotNotRepeated(t *testing.T) {
 	in := newInput(t, yaml)
 	connect(t, in)
 	readEvents(t, in, 100)
-	deadline := time.Now().Add(10 * time.Second)
-	for markerExists(t, db) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually(t, 10*time.Second, "marker slot dropped", func() bool { return !markerExists(t, db) })
 	_ = in.Close(context.Background())
 	in2 := newInput(t, yaml)
 	connect(t, in2)
@@ -129,13 +120,9 @@ func TestTemporarySlot(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 	_ = in.Close(context.Background())
-	deadline := time.Now().Add(10 * time.Second)
-	for db.QueryString("SELECT count(*) FROM pg_replication_slots") != "0" {
-		if time.Now().After(deadline) {
-			t.Fatal("temporary slot still there after Close")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually(t, 10*time.Second, "temporary slot gone after Close", func() bool {
+		return db.QueryString("SELECT count(*) FROM pg_replication_slots") == "0"
+	})
 }
 
 // TestRelationChange: after ADD COLUMN and ALTER COLUMN TYPE the messages
