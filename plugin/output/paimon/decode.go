@@ -134,7 +134,7 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 // mapping gives nothing.
 func (k *tableSink) withBefore(batch service.MessageBatch, i int) (messageValues, error) {
 	native := messageValues{native: true, kind: kv.UpdateAfter}
-	res, err := batch.BloblangQuery(i, k.conf.Before)
+	res, err := batch.BloblangExecutor(k.conf.Before).Query(i)
 	if err != nil {
 		return native, fmt.Errorf("before: %w", err)
 	}
