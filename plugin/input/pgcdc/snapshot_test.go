@@ -3,6 +3,7 @@ package pgcdc
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,5 +144,45 @@ func TestRelationChange(t *testing.T) {
 	pt := e.Meta["paimon_types"].(map[string]any)
 	if pt["qty"] != "INT" || pt["amount"] != "DECIMAL(12, 3)" {
 		t.Fatalf("paimon_types %v", pt)
+	}
+}
+
+// TestIdleInTransactionTimeoutOnRole: the guide's pitfall #36. The role
+// has idle_in_transaction_session_timeout = 1s and statement_timeout =
+// 1s, and the pipeline takes several seconds to acknowledge the snapshot,
+// so the snapshot workers sit idle inside their REPEATABLE READ
+// transactions and the exported snapshot waits; the input's session
+// settings override the role's, and the whole snapshot arrives.
+func TestIdleInTransactionTimeoutOnRole(t *testing.T) {
+	db := pgtest.New(t)
+	role := db.Name + "_slow"
+	db.Exec(ordersDDL + "INSERT INTO orders SELECT g, 'new', g, NULL FROM generate_series(1, 3000) g")
+	db.Exec(fmt.Sprintf("CREATE ROLE %s WITH LOGIN REPLICATION SUPERUSER", role))
+	db.Exec(fmt.Sprintf("ALTER ROLE %s SET idle_in_transaction_session_timeout = '1s'", role))
+	db.Exec(fmt.Sprintf("ALTER ROLE %s SET statement_timeout = '1s'", role))
+	t.Cleanup(func() {
+		db.Exec("DROP OWNED BY " + role)
+		db.Exec("DROP ROLE " + role)
+	})
+	dsn := strings.Replace(db.DSN, "postgres@", role+"@", 1)
+	in := newInput(t, fmt.Sprintf("dsn: %s\nslot_name: %s_slot\nstatus_interval: 100ms\nheartbeat_interval: 0s\ntables: [ public.orders ]\n"+
+		"snapshot_chunk_pages: 2\nsnapshot_batch_size: 500\n", dsn, db.Name))
+	connect(t, in)
+	got := 0
+	for got < 3000 {
+		b, ok := readBatch(t, in, 30*time.Second)
+		if !ok {
+			t.Fatalf("snapshot stalled after %d rows: %v", got, in.Failure())
+		}
+		got += len(b.events)
+		time.Sleep(700 * time.Millisecond) // slower than the role's timeouts, in all
+		_ = b.ack(context.Background(), nil)
+	}
+	if f := in.Failure(); f != nil {
+		t.Fatalf("the session failed: %v", f)
+	}
+	db.Exec("INSERT INTO orders VALUES (5000, 'after', 1, NULL)")
+	if e := readEvents(t, in, 1)[0]; e.Op != "insert" {
+		t.Fatalf("after the snapshot: %+v", e)
 	}
 }
