@@ -98,9 +98,12 @@ type Input struct {
 	m       *inputMetrics
 	domains *domainResolver
 
-	mu    sync.Mutex
-	sess  *session
-	stash *readResult // read ahead while combining batches
+	mu   sync.Mutex
+	sess *session
+	// stash is a result read ahead while combining batches; it belongs to
+	// sess (ReadBatch runs one at a time, but a hard stop can call Close
+	// while a ReadBatch is still in progress, hence mu).
+	stash *readResult
 	ended bool
 	// failure is the error that ended the last failed session (tests and
 	// logs; Benthos sees ErrNotConnected).
@@ -125,13 +128,14 @@ type readResult struct {
 
 // session is one connection's worth of work; see Input.
 type session struct {
-	in      *Input
-	ctx     context.Context
-	cancel  context.CancelFunc
-	out     chan readResult
-	done    chan struct{}
-	closing chan struct{} // closed by close: nobody reads out any more
-	nackErr atomic.Pointer[error]
+	in        *Input
+	ctx       context.Context
+	cancel    context.CancelFunc
+	out       chan readResult
+	done      chan struct{}
+	closing   chan struct{} // closed by close: nobody reads out any more
+	closeOnce sync.Once
+	nackErr   atomic.Pointer[error]
 
 	qmu    sync.Mutex // qconn is shared by the run and heartbeat goroutines
 	qconn  *pgx.Conn
@@ -261,7 +265,13 @@ func (s *session) fail(err error) {
 	s.cancel()
 }
 
+// close stops the session and closes its connections; safe to call more
+// than once (ReadBatch after a failure, and Close on a hard stop, may both).
 func (s *session) close() {
+	s.closeOnce.Do(s.doClose)
+}
+
+func (s *session) doClose() {
 	s.cancel()
 	close(s.closing)
 	<-s.done
@@ -282,7 +292,8 @@ func (s *session) close() {
 // confirming them.
 func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.AckFunc, error) {
 	in.mu.Lock()
-	s, ended := in.sess, in.ended
+	s, ended, stash := in.sess, in.ended, in.stash
+	in.stash = nil
 	in.mu.Unlock()
 	if ended {
 		return nil, nil, service.ErrEndOfInput
@@ -291,8 +302,8 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 		return nil, nil, service.ErrNotConnected
 	}
 	var r readResult
-	if in.stash != nil {
-		r, in.stash = *in.stash, nil
+	if stash != nil {
+		r = *stash
 	} else {
 		select {
 		case r = <-s.out:
@@ -325,7 +336,11 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 			break
 		}
 		if !next.stream || next.err != nil || next.end || len(batch)+len(next.batch) > in.conf.MaxBatchRows {
-			in.stash = &next
+			in.mu.Lock()
+			if in.sess == s {
+				in.stash = &next
+			}
+			in.mu.Unlock()
 			break
 		}
 		batch, acks = append(batch, next.batch...), append(acks, next.acks...)
