@@ -399,3 +399,26 @@ func TestReplicationRole(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// TestReplicaIdentityIndex: REPLICA IDENTITY USING INDEX works when the
+// index holds the primary key (deletes carry it) and is refused otherwise.
+func TestReplicaIdentityIndex(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(`CREATE TABLE a (id int PRIMARY KEY, code text NOT NULL, v text); CREATE UNIQUE INDEX a_code ON a (code);
+		ALTER TABLE a REPLICA IDENTITY USING INDEX a_code;
+		CREATE TABLE b (id int, code text NOT NULL, v text, PRIMARY KEY (id)); CREATE UNIQUE INDEX b_idcode ON b (id, code);
+		ALTER TABLE b REPLICA IDENTITY USING INDEX b_idcode; INSERT INTO b VALUES (1, 'x', 'v')`)
+	err := newInput(t, baseYAML(db, "tables: [ public.a ]\n")).Connect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "REPLICA IDENTITY USING INDEX") {
+		t.Fatalf("identity index without the key: %v", err)
+	}
+	in := newInput(t, baseYAML(db, "tables: [ public.b ]\n"))
+	connect(t, in)
+	readEvents(t, in, 1)
+	db.Exec("UPDATE b SET v = 'w' WHERE id = 1")
+	db.Exec("DELETE FROM b WHERE id = 1")
+	evs := readEvents(t, in, 2)
+	if evs[0].Op != "update" || evs[1].Op != "delete" || mustJSON(evs[1].Row) != `{"code":"x","id":1}` || evs[1].Identity != "index" {
+		t.Fatalf("events %+v", evs)
+	}
+}

@@ -144,6 +144,9 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 		case t.identity == "nothing":
 			return nil, fmt.Errorf("%w: table %s has REPLICA IDENTITY NOTHING: Postgres cannot log its updates and deletes for replication "+
 				"(they fail on the source once it is published). Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", errConfig, n, n.quoted())
+		case t.identity == "index" && !identityCoversKey(ctx, conn, t):
+			return nil, fmt.Errorf("%w: table %s has REPLICA IDENTITY USING INDEX on an index without all primary-key columns: "+
+				"its deletes and key changes would not carry the primary key. Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", errConfig, n, n.quoted())
 		case len(t.pk) == 0:
 			return nil, fmt.Errorf("%w: table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
 				errConfig, n, n.quoted())
@@ -156,6 +159,30 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// identityCoversKey reports whether t's replica identity index contains
+// every primary-key column (then key tuples carry the primary key).
+func identityCoversKey(ctx context.Context, conn *pgx.Conn, t *table) bool {
+	rows, err := conn.Query(ctx, `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+		WHERE i.indrelid = $1 AND i.indisreplident`, t.relID)
+	if err != nil {
+		return false
+	}
+	cols, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return false
+	}
+	for _, k := range t.pk {
+		found := false
+		for _, c := range cols {
+			found = found || c == k
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // checkServer checks the server settings the input needs and warns about

@@ -333,7 +333,7 @@ func (st *streamState) tuple(t *table, td *pglogrepl.TupleData, old map[string]a
 		col := &t.columns[i]
 		switch c.DataType {
 		case pglogrepl.TupleDataTypeNull:
-			if keyOnly && !col.pk {
+			if keyOnly { // not sent: a key tuple carries only the identity's columns
 				continue
 			}
 			row[col.name] = nil
