@@ -43,6 +43,7 @@ const (
 	fieldDecimalFallback    = "decimal_fallback"
 	fieldHeartbeatInterval  = "heartbeat_interval"
 	fieldStatusInterval     = "status_interval"
+	fieldSlotMonitor        = "slot_monitor_interval"
 	fieldAutoReplayNacks    = "auto_replay_nacks"
 )
 
@@ -96,6 +97,7 @@ type Config struct {
 	DecimalFallback   DecimalFallback
 	HeartbeatInterval time.Duration
 	StatusInterval    time.Duration
+	SlotMonitor       time.Duration
 }
 
 // TableName is a schema-qualified table name.
@@ -216,6 +218,10 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("How often to send the slot's confirmed position (standby status) to the server; must stay below its `wal_sender_timeout`.").
 				Default("10s").
 				Advanced(),
+			service.NewDurationField(fieldSlotMonitor).
+				Description("How often to read the slot's WAL retention from `pg_replication_slots` (metrics `pg_cdc_slot_retained_bytes` and `pg_cdc_slot_safe_wal_bytes`; a warning when `wal_status` leaves `reserved`). `0s` disables it.").
+				Default("30s").
+				Advanced(),
 			service.NewAutoRetryNacksToggleField(),
 		).
 		LintRule(`root = if this.tables.or([]).length() == 0 && this.schema.or("") == "" { [ "tables must not be empty when schema is not set (one of tables or schema is required)" ] }`).
@@ -308,6 +314,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	str(fieldDecimalFallback, &fb)
 	dur(fieldHeartbeatInterval, &c.HeartbeatInterval)
 	dur(fieldStatusInterval, &c.StatusInterval)
+	dur(fieldSlotMonitor, &c.SlotMonitor)
 	if err != nil {
 		return c, err
 	}

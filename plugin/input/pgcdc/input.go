@@ -58,6 +58,12 @@ const (
 	MetricRelationChanges = "pg_cdc_relation_changes"
 	// MetricTruncatesIgnored counts TRUNCATEs skipped by truncate: ignore.
 	MetricTruncatesIgnored = "pg_cdc_truncates_ignored"
+	// MetricSlotRetained is the WAL the slot holds on the server
+	// (pg_current_wal_lsn() - restart_lsn), in bytes.
+	MetricSlotRetained = "pg_cdc_slot_retained_bytes"
+	// MetricSlotSafeWAL is the slot's safe_wal_size: bytes of WAL that can
+	// still be written before it is invalidated (-1 without a cap).
+	MetricSlotSafeWAL = "pg_cdc_slot_safe_wal_bytes"
 )
 
 type inputMetrics struct {
@@ -65,6 +71,7 @@ type inputMetrics struct {
 	txns, relChanges, truncs   *service.MetricCounter
 	inFlight, lag, confirmed   *service.MetricGauge
 	snapChunks, snapChunksDone *service.MetricGauge
+	slotRetained, slotSafe     *service.MetricGauge
 }
 
 func newInputMetrics(m *service.Metrics) *inputMetrics {
@@ -78,6 +85,8 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 		confirmed:      m.NewGauge(MetricConfirmedLSN),
 		snapChunks:     m.NewGauge(MetricSnapshotChunks),
 		snapChunksDone: m.NewGauge(MetricSnapshotChunksDone),
+		slotRetained:   m.NewGauge(MetricSlotRetained),
+		slotSafe:       m.NewGauge(MetricSlotSafeWAL),
 	}
 }
 

@@ -53,7 +53,7 @@ func TestMetrics(t *testing.T) {
 	if err := sb.SetMetricsYAML("json_api: {}"); err != nil {
 		t.Fatal(err)
 	}
-	c := runStreamWith(t, sb, baseYAML(db, "tables: [ public.orders ]\nsnapshot_chunk_pages: 1\n"), nil)
+	c := runStreamWith(t, sb, baseYAML(db, "tables: [ public.orders ]\nsnapshot_chunk_pages: 1\nslot_monitor_interval: 100ms\n"), nil)
 	c.waitFor(t, "snapshot", func(evs []event) bool { return len(evs) == 300 })
 	db.Exec("INSERT INTO orders VALUES (1000, 'new', 1, NULL)")
 	db.Exec("UPDATE orders SET status = 'x' WHERE id <= 2")
@@ -85,8 +85,13 @@ func TestMetrics(t *testing.T) {
 	if metricSum(m, MetricConfirmedLSN, "") <= 0 {
 		t.Errorf("confirmed LSN metric %v", metricSum(m, MetricConfirmedLSN, ""))
 	}
-	if _, ok := findKey(m, MetricLagBytes); !ok {
-		t.Errorf("no %s", MetricLagBytes)
+	for _, name := range []string{MetricLagBytes, MetricSlotRetained, MetricSlotSafeWAL} {
+		if _, ok := findKey(m, name); !ok {
+			t.Errorf("no %s", name)
+		}
+	}
+	if v, _ := findKey(m, MetricSlotSafeWAL); v != -1 {
+		t.Errorf("%s = %v, want -1 (no max_slot_wal_keep_size)", MetricSlotSafeWAL, v)
 	}
 }
 

@@ -55,6 +55,11 @@ func (s *session) stream(ctx context.Context) error {
 		defer cancel()
 		go s.heartbeat(hctx, c.HeartbeatInterval)
 	}
+	if c.SlotMonitor > 0 {
+		mctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go s.monitorSlot(mctx, c.SlotMonitor)
+	}
 	defer func() {
 		// A last status update confirms what was acknowledged up to here.
 		_ = st.sendStatus()
@@ -529,6 +534,43 @@ func (s *session) heartbeat(ctx context.Context, every time.Duration) {
 		s.qmu.Unlock()
 		if err != nil && ctx.Err() == nil {
 			s.in.log.Warnf("pg_cdc: heartbeat (pg_logical_emit_message): %v", err)
+		}
+	}
+}
+
+// monitorSlot reads the slot's WAL retention every interval into the slot
+// metrics, and warns while wal_status is not "reserved" (the slot then
+// holds more than max_wal_size and is heading for invalidation, §5.6).
+func (s *session) monitorSlot(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		s.qmu.Lock()
+		var retained, safe *int64
+		var status *string
+		err := s.qconn.QueryRow(ctx, `SELECT (pg_current_wal_lsn() - restart_lsn)::bigint, safe_wal_size, wal_status
+			FROM pg_replication_slots WHERE slot_name = $1`, s.in.conf.SlotName).Scan(&retained, &safe, &status)
+		s.qmu.Unlock()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.in.log.Warnf("pg_cdc: read slot %s: %v", s.in.conf.SlotName, err)
+		case err == nil:
+			if retained != nil {
+				s.in.m.slotRetained.Set(*retained)
+			}
+			if safe != nil {
+				s.in.m.slotSafe.Set(*safe)
+			} else {
+				s.in.m.slotSafe.Set(-1)
+			}
+			if status != nil && *status != "reserved" {
+				s.in.log.Warnf("pg_cdc: slot %s has wal_status %s: it retains more WAL than max_wal_size and is invalidated once it passes max_slot_wal_keep_size; the pipeline is behind", s.in.conf.SlotName, *status)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
 	}
 }
