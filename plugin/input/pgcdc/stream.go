@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -50,15 +51,27 @@ func (s *session) stream(ctx context.Context) error {
 		return fmt.Errorf("pg_cdc: START_REPLICATION SLOT %s (publication %s): %w", c.SlotName, c.Publication, err)
 	}
 	st := &streamState{s: s, relations: map[uint32]*table{}}
+	// The heartbeat and slot monitor goroutines share the catalogue
+	// connection; they end, and are waited for, when the stream does.
+	var helpers sync.WaitGroup
+	hctx, stopHelpers := context.WithCancel(ctx)
+	defer func() {
+		stopHelpers()
+		helpers.Wait()
+	}()
 	if c.HeartbeatInterval > 0 {
-		hctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go s.heartbeat(hctx, c.HeartbeatInterval)
+		helpers.Add(1)
+		go func() {
+			defer helpers.Done()
+			s.heartbeat(hctx, c.HeartbeatInterval)
+		}()
 	}
 	if c.SlotMonitor > 0 {
-		mctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go s.monitorSlot(mctx, c.SlotMonitor)
+		helpers.Add(1)
+		go func() {
+			defer helpers.Done()
+			s.monitorSlot(hctx, c.SlotMonitor)
+		}()
 	}
 	defer func() {
 		// A last status update confirms what was acknowledged up to here.
