@@ -249,3 +249,20 @@ func waitSlotActive(t *testing.T, db *pgtest.DB) {
 		return db.QueryString(fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))) == "1"
 	})
 }
+
+// TestHeartbeatAdvancesSlot: with no writes at all, heartbeats
+// (pg_logical_emit_message) alone move confirmed_flush_lsn.
+func TestHeartbeatAdvancesSlot(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	in := newInput(t, streamOnly(db, "heartbeat_interval: 100ms\n"))
+	connect(t, in)
+	start := confirmedFlush(t, db)
+	// Within 5 s: without heartbeats only the running-xacts record the
+	// background writer logs every 15 s would move it.
+	began := time.Now()
+	eventually(t, 5*time.Second, "confirmed_flush_lsn moved by heartbeats from "+start, func() bool {
+		return lsnCmp(t, db, confirmedFlush(t, db), start) > 0
+	})
+	t.Logf("moved after %s", time.Since(began).Round(time.Millisecond))
+}
