@@ -386,7 +386,9 @@ func equalHistory(a, b pkHistory) bool {
 // changelog manifests (changelog-producer input), or the level-0 files and
 // the delta manifests (none). The changelogs then expire by their own
 // retention; what the remaining ones refer to is all still there, orphan
-// cleanup keeps it, and the table reads the same.
+// cleanup keeps it, the table reads the same, and a stream from snapshot 1
+// starts at the earliest changelog and gives the same changes for every
+// changelog and snapshot retained as before the expiry.
 func TestPrimaryKeyExpireDecoupledChangelog(t *testing.T) {
 	ctx := context.Background()
 	for _, producer := range []string{"input", "none"} {
@@ -408,6 +410,16 @@ func TestPrimaryKeyExpireDecoupledChangelog(t *testing.T) {
 				if snapshotFiles[id], err = os.ReadFile(filepath.Join(dir, "snapshot", fmt.Sprint("snapshot-", id))); err != nil {
 					t.Fatal(err)
 				}
+			}
+			streamed := readHistory(t, tbl, 1).changes
+			// Two readers that read snapshot 2 and then fall behind.
+			behind := map[string]*scan.StreamScanner{}
+			for _, onExpired := range []string{scan.OnExpiredError, scan.OnExpiredEarliest} {
+				ss := tbl.NewStreamScan(scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 2, OnExpired: onExpired})
+				if p, err := ss.Next(ctx); err != nil || p.Snapshot.ID != 2 {
+					t.Fatalf("stream before expiry: %v %v", p, err)
+				}
+				behind[onExpired] = ss
 			}
 			// Every snapshot counts as young: the counts decide.
 			rep, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{OlderThan: time.UnixMilli(1)})
@@ -486,6 +498,21 @@ func TestPrimaryKeyExpireDecoupledChangelog(t *testing.T) {
 				t.Fatal(err)
 			}
 			assertRows(t, rows, want)
+			if _, err := behind[scan.OnExpiredError].Next(ctx); !errors.Is(err, scan.ErrSnapshotExpired) {
+				t.Errorf("a reader behind the earliest changelog: %v, want ErrSnapshotExpired", err)
+			}
+			if p, err := behind[scan.OnExpiredEarliest].Next(ctx); err != nil || p.Snapshot.ID != latest-5 || p.ExpiredFrom != 3 {
+				t.Errorf("a reader behind the earliest changelog with OnExpiredEarliest: %+v %v, want changelog %d, expired from 3", p, err, latest-5)
+			}
+			after := readHistory(t, tbl, 1).changes
+			for id := int64(1); id <= latest; id++ {
+				switch {
+				case id < latest-5 && after[id] != nil:
+					t.Errorf("snapshot %d streamed after its changelog expired", id)
+				case id >= latest-5 && !slices.Equal(after[id], streamed[id]):
+					t.Errorf("snapshot %d streams %v after expiry, %v before", id, after[id], streamed[id])
+				}
+			}
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -109,7 +110,10 @@ type StreamPlan struct {
 type StreamScanner struct {
 	o         StreamOptions
 	snapshots *snapshot.Manager
-	planner   *Planner
+	// changelogs are the long-lived changelogs of a table whose changelog
+	// outlives its snapshots: read in place of expired snapshots.
+	changelogs *snapshot.ChangelogManager
+	planner    *Planner
 
 	started   bool
 	full      *snapshot.Snapshot // pending initial full plan
@@ -122,13 +126,13 @@ type StreamScanner struct {
 // NewStreamScanner returns a scanner of the table at tablePath; nothing is
 // read until the first Next.
 func NewStreamScanner(fio storage.FileIO, tablePath string, o StreamOptions) *StreamScanner {
-	return &StreamScanner{o: o, snapshots: snapshot.NewManager(fio, tablePath), planner: NewPlanner(fio, tablePath), tablePath: tablePath}
+	return NewStreamScannerWith(NewPlanner(fio, tablePath), snapshot.NewManager(fio, tablePath), o)
 }
 
 // NewStreamScannerWith is NewStreamScanner sharing an existing Planner (and
 // its schema cache) and snapshot manager.
 func NewStreamScannerWith(p *Planner, snapshots *snapshot.Manager, o StreamOptions) *StreamScanner {
-	return &StreamScanner{o: o, snapshots: snapshots, planner: p, tablePath: p.tablePath}
+	return &StreamScanner{o: o, snapshots: snapshots, changelogs: snapshot.NewChangelogManager(p.fio, p.tablePath), planner: p, tablePath: p.tablePath}
 }
 
 // Next returns the plan of the next snapshot: the initial full plan first if
@@ -136,10 +140,18 @@ func NewStreamScannerWith(p *Planner, snapshots *snapshot.Manager, o StreamOptio
 // (nil, nil) when the next snapshot does not exist yet (poll again later),
 // and ErrEndOfScan once a Bounded stream is done.
 //
+// An expired snapshot kept as a long-lived changelog
+// (changelog/changelog-<id>, a table whose changelog.num-retained.* or
+// changelog.time-retained outlive its snapshots) is read from that
+// changelog, as Java's NextSnapshotFetcher does; from-snapshot and
+// consumer positions start at the earliest such changelog
+// (ContinuousFromSnapshotStartingScanner).
+//
 // Snapshots are never silently skipped: if the next snapshot expired before
-// it was read, Next fails with ErrSnapshotExpired (unless OnExpired is
-// "earliest"), and if the next snapshot id is beyond latest+1 (the table was
-// recreated) with ErrSnapshotTooBig. Both checks run on every poll that
+// it was read (and no changelog keeps it), Next fails with
+// ErrSnapshotExpired (unless OnExpired is "earliest"; Java waits forever
+// on a decoupled table), and if the next snapshot id is beyond latest+1
+// (the table was recreated) with ErrSnapshotTooBig. Both checks run on every poll that
 // finds no snapshot, where Java runs them every 16th.
 //
 // After an error the scanner keeps its position; Next may be retried.
@@ -174,6 +186,11 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
 	}
+	return s.plan(ctx, snap)
+}
+
+// plan plans snap (a snapshot or a long-lived changelog) as the next delta.
+func (s *StreamScanner) plan(ctx context.Context, snap *snapshot.Snapshot) (*StreamPlan, error) {
 	sp := &StreamPlan{Snapshot: snap, NextSnapshot: snap.ID + 1, ExpiredFrom: s.jumpedAt}
 	rules, err := s.planner.keyValueRules(ctx, snap.SchemaID)
 	if err != nil {
@@ -229,11 +246,28 @@ func (s *StreamScanner) missing(ctx context.Context) (*StreamPlan, error) {
 		return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
 	}
 	if hasEarliest && earliest > s.next {
+		// Expired, unless a long-lived changelog keeps it.
+		c, err := s.changelogs.Get(ctx, s.next)
+		if err == nil {
+			return s.plan(ctx, c)
+		}
+		if !errors.Is(err, snapshot.ErrSnapshotNotFound) {
+			return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
+		}
 		if s.o.OnExpired == OnExpiredEarliest {
 			if s.jumpedAt == 0 {
 				s.jumpedAt = s.next
 			}
-			s.next = earliest
+			// The oldest changelog or snapshot after the one that is gone.
+			to := earliest
+			ids, err := s.changelogs.ListIDs(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("stream %s: %w", s.tablePath, err)
+			}
+			if i, _ := slices.BinarySearch(ids, s.next); i < len(ids) && ids[i] < to {
+				to = ids[i]
+			}
+			s.next = to
 			return s.Next(ctx)
 		}
 		return nil, fmt.Errorf("stream %s: %w: The wanted read snapshot with id %d has expired (earliest snapshot id: %d, latest snapshot id: %d). "+
@@ -296,11 +330,25 @@ func (s *StreamScanner) start(ctx context.Context) (ok bool, err error) {
 		}
 		return id
 	}
+	// From-snapshot and consumer positions are clamped to the earliest
+	// long-lived changelog when there is one, else to the earliest
+	// snapshot (ContinuousFromSnapshotStartingScanner.getEarliestId); a
+	// full plan needs a snapshot.
+	changelogs, err := s.changelogs.ListIDs(ctx)
+	if err != nil {
+		return false, err
+	}
+	clampDelta := func(id int64) int64 {
+		if len(changelogs) > 0 {
+			return max(id, changelogs[0])
+		}
+		return clamp(id)
+	}
 	switch {
 	case s.o.NextSnapshot > 0:
 		// A consumer position overrides scan.mode
 		// (AbstractDataTableScan.createStartingScanner).
-		s.next = clamp(s.o.NextSnapshot)
+		s.next = clampDelta(s.o.NextSnapshot)
 	case s.o.NextSnapshot < 0:
 		return false, fmt.Errorf("%w: negative NextSnapshot %d", ErrInvalidOptions, s.o.NextSnapshot)
 	default:
@@ -332,7 +380,7 @@ func (s *StreamScanner) start(ctx context.Context) (ok bool, err error) {
 			if s.o.SnapshotID < 1 {
 				return false, fmt.Errorf("%w: mode %s needs a snapshot id >= 1, got %d", ErrInvalidOptions, s.o.Mode, s.o.SnapshotID)
 			}
-			s.next = clamp(s.o.SnapshotID)
+			s.next = clampDelta(s.o.SnapshotID)
 		case ModeFromSnapshotFull:
 			if s.o.SnapshotID < 1 {
 				return false, fmt.Errorf("%w: mode %s needs a snapshot id >= 1, got %d", ErrInvalidOptions, s.o.Mode, s.o.SnapshotID)

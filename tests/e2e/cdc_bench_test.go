@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -136,17 +133,13 @@ func BenchmarkDebeziumFreshness(b *testing.B) {
 }
 
 func debeziumFreshness(b *testing.B, wh string) {
-	const run, warmup = 15 * time.Second, 2 * time.Second
-	wb := service.NewStreamBuilder()
-	_ = wb.SetLoggerYAML("level: WARN")
-	inMust(b, wb.AddInputYAML(`generate:
+	measureFreshness(b, `generate:
   interval: 5ms
   mapping: |
     let i = counter()
     let row = {"id": if $i % 5 == 0 { $i / 5 } else { $i }, "sent": now().ts_unix_nano()}
     root = {"before": if $i % 5 == 0 { $row } else { null }, "after": $row, "op": if $i % 5 == 0 { "u" } else { "c" }}
-`))
-	inMust(b, wb.AddOutputYAML(fmt.Sprintf(`paimon:
+`, fmt.Sprintf(`paimon:
     warehouse: %s
     table: fresh
     cdc_format: debezium-json
@@ -157,55 +150,5 @@ func debeziumFreshness(b *testing.B, wh string) {
       schema: [ { name: id, type: BIGINT }, { name: sent, type: BIGINT } ]
       primary_keys: [ id ]
       bucket: 4
-`, wh)))
-	writer, err := wb.Build()
-	inMust(b, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = writer.Run(ctx) }()
-
-	var mu sync.Mutex
-	var lat []time.Duration
-	start := time.Now()
-	rb := service.NewStreamBuilder()
-	_ = rb.SetLoggerYAML("level: WARN")
-	inMust(b, rb.AddInputYAML(fmt.Sprintf("paimon:\n    warehouse: %s\n    table: fresh\n    scan_mode: latest\n    discovery_interval: 100ms\n", wh)))
-	inMust(b, rb.AddBatchConsumerFunc(func(_ context.Context, batch service.MessageBatch) error {
-		now := time.Now()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range batch {
-			if k, _ := m.MetaGet("paimon_row_kind"); k == "-D" || k == "-U" {
-				continue
-			}
-			v, err := m.AsStructured()
-			if err != nil {
-				return err
-			}
-			sent, _ := v.(map[string]any)["sent"].(int64)
-			if time.Unix(0, sent).After(start.Add(warmup)) {
-				lat = append(lat, now.Sub(time.Unix(0, sent)))
-			}
-		}
-		return nil
-	}))
-	reader, err := rb.Build()
-	inMust(b, err)
-	go func() { _ = reader.Run(ctx) }()
-
-	time.Sleep(run) // the measurement window
-	_ = writer.StopWithin(10 * time.Second)
-	_ = reader.StopWithin(10 * time.Second)
-
-	mu.Lock()
-	defer mu.Unlock()
-	if len(lat) < 100 {
-		b.Fatalf("only %d samples", len(lat))
-	}
-	slices.Sort(lat)
-	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.50), "p50-ms")
-	b.ReportMetric(q(0.95), "p95-ms")
-	b.ReportMetric(q(0.99), "p99-ms")
-	b.ReportMetric(float64(len(lat)), "samples")
+`, wh), fmt.Sprintf("paimon:\n    warehouse: %s\n    table: fresh\n    scan_mode: latest\n    discovery_interval: 100ms\n", wh))
 }

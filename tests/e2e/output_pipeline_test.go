@@ -264,7 +264,7 @@ func TestOutputBadMessagesFailAlone(t *testing.T) {
 	if err := sb.AddInputYAML(batchInputName + ": {}"); err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.AddOutputYAML(eventsOutput(wh, "")); err != nil {
+	if err := sb.AddOutputYAML(eventsOutput(wh, "    keep_input_batches: true\n")); err != nil {
 		t.Fatal(err)
 	}
 	stream, err := sb.Build()

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -242,32 +241,11 @@ func runCrashTest(t *testing.T, bin string, spec crashSpec) {
 // acked, then a graceful stop.
 func (r *crashRun) round(n int, final bool) {
 	t := r.t
-	port := freePort(t)
-	cfgPath := filepath.Join(r.dir, fmt.Sprintf("round-%d.yaml", n))
-	cfg := fmt.Sprintf(crashConfig, port, r.wh, r.spec.table, r.spec.bucket, r.spec.extra)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(r.dir, fmt.Sprintf("round-%d.log", n))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
+	p := startRound(t, r.bin, r.dir, n, func(port int) string {
+		return fmt.Sprintf(crashConfig, port, r.wh, r.spec.table, r.spec.bucket, r.spec.extra)
+	})
+	cmd, exited, logPath, port := p.cmd, p.exited, p.logPath, p.port
 	r.logs = append(r.logs, logPath)
-	cmd := exec.Command(r.bin, "-c", cfgPath)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(exited) }()
-	if err := waitPort(port, exited, 60*time.Second); err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
-		t.Fatalf("round %d: %v\n%s", n, err, tail(logPath))
-	}
 
 	var killed sync.WaitGroup
 	stopSend := make(chan struct{})
@@ -327,8 +305,8 @@ func (r *crashRun) round(n int, final bool) {
 			<-exited
 			t.Fatalf("final round: the binary did not stop on SIGTERM\n%s", tail(logPath))
 		}
-		if waitErr != nil {
-			t.Errorf("final round: the binary exited with %v\n%s", waitErr, tail(logPath))
+		if p.waitErr != nil {
+			t.Errorf("final round: the binary exited with %v\n%s", p.waitErr, tail(logPath))
 		}
 		r.noteManifests(n)
 		return

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -157,4 +158,45 @@ func seed(t testing.TB) uint64 {
 func figure(t testing.TB, format string, args ...any) {
 	t.Helper()
 	t.Logf("FIGURE %s: "+format, append([]any{t.Name()}, args...)...)
+}
+
+// roundProcess is the binary started for one round of a crash test.
+type roundProcess struct {
+	cmd     *exec.Cmd
+	logPath string
+	exited  chan struct{} // closed when the process has ended
+	waitErr error         // what Wait returned; read after exited
+	port    int
+}
+
+// startRound writes cfg (a format with the port as its first verb) as
+// dir/round-<n>.yaml, starts bin on it with its output in
+// dir/round-<n>.log, and waits until it listens on the port, failing t if
+// it does not.
+func startRound(t testing.TB, bin, dir string, n int, cfg func(port int) string) *roundProcess {
+	t.Helper()
+	port := freePort(t)
+	cfgPath := filepath.Join(dir, fmt.Sprintf("round-%d.yaml", n))
+	if err := os.WriteFile(cfgPath, []byte(cfg(port)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &roundProcess{logPath: filepath.Join(dir, fmt.Sprintf("round-%d.log", n)), exited: make(chan struct{})}
+	logFile, err := os.Create(p.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd = exec.Command(bin, "-c", cfgPath)
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	if err := p.cmd.Start(); err != nil {
+		logFile.Close()
+		t.Fatal(err)
+	}
+	go func() { p.waitErr = p.cmd.Wait(); logFile.Close(); close(p.exited) }()
+	if err := waitPort(port, p.exited, 60*time.Second); err != nil {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		t.Fatalf("round %d: %v\n%s", n, err, tail(p.logPath))
+	}
+	p.port = port
+	return p
 }

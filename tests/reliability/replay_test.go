@@ -9,8 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -148,33 +146,14 @@ func runReplayTest(t *testing.T, bin string, spec replaySpec) {
 // the final round, up to the final offset) and stops it.
 func (r *replayRun) round(n int, final bool) {
 	t := r.t
-	port := freePort(t)
 	pos := ""
 	if r.spec.positions {
 		pos = replayPositions
 	}
-	cfgPath := filepath.Join(r.dir, fmt.Sprintf("round-%d.yaml", n))
-	if err := os.WriteFile(cfgPath, []byte(fmt.Sprintf(replayConfig, port, r.wh, r.spec.table, r.spec.create, pos)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logPath := filepath.Join(r.dir, fmt.Sprintf("round-%d.log", n))
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(r.bin, "-c", cfgPath)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	if err := waitPort(port, exited, 60*time.Second); err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
-		t.Fatalf("round %d: %v\n%s", n, err, tail(logPath))
-	}
+	p := startRound(t, r.bin, r.dir, n, func(port int) string {
+		return fmt.Sprintf(replayConfig, port, r.wh, r.spec.table, r.spec.create, pos)
+	})
+	cmd, exited, logPath, port := p.cmd, p.exited, p.logPath, p.port
 	var mu sync.Mutex
 	killed := false
 	isKilled := func() bool { mu.Lock(); defer mu.Unlock(); return killed }

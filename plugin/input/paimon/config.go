@@ -298,13 +298,13 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("Read only the partitions that match: a map from partition key to a value (equality) or a list "+
 					"of values (IN), all keys required to match; or a list of such maps, any of which may match. `null` "+
 					"matches the default partition. Keys must be partition keys of the table; values are converted to the "+
-					"key's type. Quote dates.").
+					"key's type. Quote dates. The default, an empty map, reads every partition.").
 				Examples(
 					map[string]any{"dt": "2024-05-30"},
 					map[string]any{"dt": []any{"2024-05-30", "2024-05-31"}, "region": "eu"},
 					[]any{map[string]any{"dt": "2024-05-30", "region": "eu"}, map[string]any{"dt": "2024-05-31"}},
 				).
-				Optional(),
+				Default(map[string]any{}),
 			service.NewStringListField(fieldColumns).
 				Description("Read only these columns, in this order; empty reads all columns in schema order.").
 				Default([]any{}).
@@ -508,8 +508,12 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		if err != nil {
 			return c, err
 		}
-		if c.PartitionFilter, err = partition.ParseConfig(fieldPartitionFilter, raw); err != nil {
-			return c, err
+		// The default, an empty map, is no filter (so that a generated
+		// config reads every partition).
+		if m, ok := raw.(map[string]any); !ok || len(m) > 0 {
+			if c.PartitionFilter, err = partition.ParseConfig(fieldPartitionFilter, raw); err != nil {
+				return c, err
+			}
 		}
 	}
 	if c.Columns, err = conf.FieldStringList(fieldColumns); err != nil {

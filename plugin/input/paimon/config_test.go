@@ -168,7 +168,6 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + "partition_filter: [ dt ]\n", "partition_filter[0]: expected a map"},
 		{base + "partition_filter: { dt: [] }\n", `key "dt": an empty list matches nothing`},
 		{base + "partition_filter: { dt: { a: 1 } }\n", `key "dt": values must be scalars, got a map`},
-		{base + "partition_filter: {}\n", "an empty map"},
 		{base + "shard: { count: 0 }\n", "shard.count must be at least 1, not 0"},
 		{base + "shard: { count: -2, index: 0 }\n", "shard.count must be at least 1, not -2"},
 		{base + "shard: { count: 3, index: 3 }\n", "shard.index must be from 0 to shard.count - 1 (2), not 3"},
@@ -284,7 +283,7 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 	for name, want := range map[string][2]bool{
 		"s3": {true, false}, "read_overwrite": {true, false}, "on_expired": {true, false},
 		"scan_mode": {false, false}, "scan_timestamp": {false, false}, "scan_snapshot_id": {false, false},
-		"partition_filter": {false, true}, "consumer_id": {false, false},
+		"partition_filter": {false, false}, "consumer_id": {false, false},
 		"changelog": {false, false}, "shard": {true, false},
 	} {
 		if flags[name] != want {
@@ -336,5 +335,18 @@ func TestParseScanTimestamp(t *testing.T) {
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("%q: %d, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestGeneratedConfigReadsEverything: the config `create` generates holds
+// defaults only, so a user who keeps it reads every partition.
+func TestGeneratedConfigReadsEverything(t *testing.T) {
+	conf, err := ConfigSpec().ParseYAML("warehouse: /lake\ntable: t\npartition_filter: {}\n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(conf)
+	if err != nil || len(c.PartitionFilter.Alternatives) != 0 {
+		t.Fatalf("partition_filter {} gives %+v, %v; want no filter", c.PartitionFilter, err)
 	}
 }

@@ -84,6 +84,10 @@ type snapshotReader struct {
 	partOpts   binrow.PartitionOptions
 	workers    int
 	keyed      bool // a primary-key table: rows carry row kinds
+	// watchDir is the local snapshot directory to watch ("" elsewhere);
+	// watch is its watch once set up (owned by run, closed when it ends).
+	watchDir string
+	watch    *dirWatch
 
 	jobs    chan *renderJob // to the workers
 	pending chan *renderJob // in order, to the sender
@@ -98,6 +102,7 @@ func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScann
 	r := &snapshotReader{
 		in: in, table: tbl, scanner: scanner, projection: projection, workers: w,
 		jobs: make(chan *renderJob), pending: make(chan *renderJob, w+1), out: make(chan readResult),
+		watchDir: snapshotDir(tbl),
 	}
 	if err := r.newRead(); err != nil {
 		return nil, err
@@ -247,6 +252,30 @@ func (r *snapshotReader) sleep(d time.Duration) bool {
 	}
 }
 
+// waitForSnapshot waits up to d for a new snapshot: until the snapshot
+// directory changes (local tables, watch.go) or d passes; false if
+// stopped.
+func (r *snapshotReader) waitForSnapshot(d time.Duration) bool {
+	if r.watch == nil && r.watchDir != "" {
+		if w, err := watchDir(r.watchDir); err == nil {
+			r.watch = w
+		}
+	}
+	if r.watch == nil {
+		return r.sleep(d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.watch.C():
+		return true
+	case <-r.ctx.Done():
+		return false
+	}
+}
+
 // retryWait returns the wait after the n-th consecutive error (n >= 1):
 // from discovery_interval (at least 100 ms), doubling, at most 30 s.
 func (r *snapshotReader) retryWait(n int) time.Duration {
@@ -259,6 +288,11 @@ func (r *snapshotReader) retryWait(n int) time.Duration {
 
 func (r *snapshotReader) run(t *ackTracker) {
 	ctx := r.ctx
+	defer func() {
+		if r.watch != nil {
+			r.watch.Close()
+		}
+	}()
 	failures := 0
 	fail := func(err error) bool {
 		failures++
@@ -290,7 +324,7 @@ func (r *snapshotReader) run(t *ackTracker) {
 			if len(r.pending) == 0 {
 				r.in.m.lag.Set(0)
 			}
-			wait := r.sleep
+			wait := r.waitForSnapshot
 			if r.in.idle != nil {
 				wait = func(d time.Duration) bool { return r.in.idle(ctx, d) }
 			}

@@ -52,6 +52,7 @@ const (
 	fieldCTOptions       = "options"
 	fieldCommitUser      = "commit_user"
 	fieldBatching        = "batching"
+	fieldKeepBatches     = "keep_input_batches"
 	fieldUnknownFields   = "unknown_fields"
 	fieldSchemaEvolution = "schema_evolution"
 	fieldTimestampUnit   = "timestamp_unit"
@@ -70,6 +71,13 @@ const DefaultMaintenanceInterval = time.Minute
 // DefaultPartitionMetricsLimit is the default of
 // maintenance.partition_metrics_limit.
 const DefaultPartitionMetricsLimit = 100
+
+// DefaultBatchCount and DefaultBatchPeriod are the batch policy of an
+// output without a batching setting.
+const (
+	DefaultBatchCount  = 10000
+	DefaultBatchPeriod = "1s"
+)
 
 // DefaultMaxInFlight is the default of max_in_flight: batches converted and
 // encoded concurrently while one committer gathers the finished ones.
@@ -409,7 +417,19 @@ func ConfigSpec() *service.ConfigSpec {
 				Default("").
 				Examples("orders-writer", "orders-writer-${HOSTNAME}").
 				Advanced(),
-			service.NewBatchPolicyField(fieldBatching),
+			service.NewBatchPolicyField(fieldBatching).
+				Description("How messages are grouped into batches; each batch becomes data files and, with the batches "+
+					"ready at the same time, one snapshot. Without any batching setting the output batches "+
+					fmt.Sprintf("%d messages or %s, whichever comes first", DefaultBatchCount, DefaultBatchPeriod)+
+					", since a lake table wants large files and few snapshots: one message per batch would write one "+
+					"file and one snapshot per message (see `keep_input_batches`)."),
+			service.NewBoolField(fieldKeepBatches).
+				Description("With an empty `batching`, write each batch as the input made it instead of applying the "+
+					"default policy. An input that batches itself and acknowledges messages one by one then learns "+
+					"exactly which messages of its batch failed (a batching policy regroups the messages, so the input "+
+					"only sees that its batch failed).").
+				Default(false).
+				Advanced(),
 			service.NewOutputMaxInFlightField().
 				Description("The maximum number of batches converted and written concurrently. Finished batches are "+
 					"committed together by a single committer, so raising this increases throughput without more snapshots. "+
@@ -686,6 +706,13 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if c.Batching, err = conf.FieldBatchPolicy(fieldBatching); err != nil {
 		return c, err
+	}
+	keep, err := conf.FieldBool(fieldKeepBatches)
+	if err != nil {
+		return c, err
+	}
+	if c.Batching.IsNoop() && !keep {
+		c.Batching.Count, c.Batching.Period = DefaultBatchCount, DefaultBatchPeriod
 	}
 	if c.MaxInFlight, err = conf.FieldMaxInFlight(); err != nil {
 		return c, err

@@ -50,8 +50,8 @@ func TestParseConfigDefaults(t *testing.T) {
 	if c.Convert != (rowconv.ConvertOptions{UnknownFields: rowconv.UnknownFieldsError, TimestampUnit: rowconv.UnitMillis}) {
 		t.Errorf("convert %+v", c.Convert)
 	}
-	if !c.Batching.IsNoop() {
-		t.Errorf("batching %+v", c.Batching)
+	if c.Batching.Count != DefaultBatchCount || c.Batching.Period != DefaultBatchPeriod {
+		t.Errorf("batching %+v, want the default policy", c.Batching)
 	}
 	if got := c.CreateTable.TableOptions(); !reflect.DeepEqual(got, map[string]string{"bucket": "-1", "file.format": "parquet"}) {
 		t.Errorf("table options %v", got)
@@ -419,6 +419,33 @@ func TestPrimaryKeyMaxInFlight(t *testing.T) {
 	} {
 		if _, err := parse(t, pk+bad.extra); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: %v, want an error naming %s", bad.extra, err, bad.want)
+		}
+	}
+}
+
+// TestDefaultBatching: without a batching setting the output batches
+// 10,000 messages or 1 s; a given policy is kept.
+func TestDefaultBatching(t *testing.T) {
+	for _, c := range []struct {
+		yaml   string
+		count  int
+		period string
+	}{
+		{"", DefaultBatchCount, DefaultBatchPeriod},
+		{"batching: { count: 50 }", 50, ""},
+		{"batching: { period: 200ms }", 0, "200ms"},
+		{"keep_input_batches: true", 0, ""},
+	} {
+		conf, err := ConfigSpec().ParseYAML("warehouse: /tmp/wh\ntable: t\n"+c.yaml, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc, err := ParseConfig(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pc.Batching.Count != c.count || pc.Batching.Period != c.period {
+			t.Errorf("%q: batching %+v, want count %d period %q", c.yaml, pc.Batching, c.count, c.period)
 		}
 	}
 }

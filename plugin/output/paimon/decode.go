@@ -95,6 +95,10 @@ func decodeEnvelope(d *cdcformat.Decoder, msg *service.Message) (messageValues, 
 func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageValues, []error) {
 	values := make([]messageValues, len(batch))
 	errs := make([]error, len(batch))
+	var before *service.MessageBatchBloblangExecutor
+	if k.conf.Before != nil {
+		before = batch.BloblangExecutor(k.conf.Before)
+	}
 	for i, msg := range batch {
 		if skip != nil && skip[i] {
 			values[i].skip = true
@@ -122,8 +126,8 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 			continue
 		}
 		values[i].kind = kind
-		if kind == kv.UpdateAfter && k.conf.Before != nil {
-			values[i], errs[i] = k.withBefore(batch, i)
+		if kind == kv.UpdateAfter && before != nil {
+			values[i], errs[i] = withBefore(before, batch[i], i)
 		}
 	}
 	return values, errs
@@ -132,14 +136,14 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 // withBefore is message i, an update, as a -U of the row the before
 // mapping gives and the +U of the message; as the +U alone when the
 // mapping gives nothing.
-func (k *tableSink) withBefore(batch service.MessageBatch, i int) (messageValues, error) {
+func withBefore(before *service.MessageBatchBloblangExecutor, msg *service.Message, i int) (messageValues, error) {
 	native := messageValues{native: true, kind: kv.UpdateAfter}
-	res, err := batch.BloblangExecutor(k.conf.Before).Query(i)
+	res, err := before.Query(i) // Query, not QueryValue: the mapping may read metadata
 	if err != nil {
 		return native, fmt.Errorf("before: %w", err)
 	}
 	if res == nil {
-		return native, nil // deleted root: no old row
+		return native, nil // the root deleted: no old row
 	}
 	old, err := res.AsStructured()
 	if err != nil {
@@ -152,7 +156,7 @@ func (k *tableSink) withBefore(batch service.MessageBatch, i int) (messageValues
 	if !ok {
 		return native, fmt.Errorf("before: the mapping gave %T, not an object", old)
 	}
-	cur, err := batch[i].AsStructured()
+	cur, err := msg.AsStructured()
 	if err != nil {
 		return native, &rowconv.ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: rowconv.ErrNotObject}
 	}

@@ -292,3 +292,24 @@ maintenance: { enabled: false, table_metrics: false }
 		})
 	}
 }
+
+// FuzzParseOffset: any text either fails with errInvalidOffset or parses
+// to an offset whose canonical text parses to an equal offset.
+func FuzzParseOffset(f *testing.F) {
+	for _, s := range []string{"0", "007", "23876224.3", "1..2", "-1", " 5 ", "18446744073709551616.0.1", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		o, err := parseOffset(s)
+		if err != nil {
+			if !errors.Is(err, errInvalidOffset) {
+				t.Fatalf("parseOffset(%q): %v does not wrap errInvalidOffset", s, err)
+			}
+			return
+		}
+		again, err := parseOffset(o.String())
+		if err != nil || again.compare(o) != 0 || o.compare(again) != 0 || again.String() != o.String() {
+			t.Fatalf("parseOffset(%q) = %q, which parses to %q, %v", s, o, again, err)
+		}
+	})
+}

@@ -140,7 +140,18 @@ func (o *paimonOutput) sinkFor(ctx context.Context, n tableName, part service.Me
 			return nil, ctx.Err()
 		}
 		if slot.sink != nil {
-			return slot.sink, nil
+			o.mu.Lock()
+			open := o.sinks[n] == slot
+			if open {
+				// Under mu, so that closeIdle cannot close it between here
+				// and the write.
+				slot.sink.lastUsed.Store(time.Now().UnixNano())
+			}
+			o.mu.Unlock()
+			if open {
+				return slot.sink, nil
+			}
+			return o.sinkFor(ctx, n, part) // closed as idle meanwhile: open it again
 		}
 		// The last attempt failed: take the slot over and try again.
 		o.mu.Lock()

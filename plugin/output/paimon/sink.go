@@ -388,10 +388,7 @@ func (k *tableSink) evolve(ctx context.Context, seen *writeState, cols []rowconv
 }
 
 // writeAppend writes the converted rows with a TableWriter of their own
-// and prepares them for the commit. Rows the writer refuses (a partition
-// value that cannot be a directory name, ...) fail their message through
-// fail. It returns nil when nothing was written, else the request for the
-// committer and the paths of the data files written.
+// and prepares them for the commit (writeRows).
 func (k *tableSink) writeAppend(ctx context.Context, st *writeState, changes [][]change, msgErrs []error,
 	fail func(int, error)) (*commitRequest, []string, error) {
 	fio := &recordingFileIO{FileIO: k.tbl.FileIO()}
@@ -405,31 +402,9 @@ func (k *tableSink) writeAppend(ctx context.Context, st *writeState, changes [][
 	if err != nil {
 		return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
 	}
-	written := 0
-	for i, cs := range changes {
-		if msgErrs[i] != nil {
-			continue
-		}
-		for _, c := range cs {
-			if err := w.Write(ctx, c.row); err != nil {
-				if errors.Is(err, write.ErrInvalidRow) {
-					fail(i, err)
-					break // the message's earlier rows stay: an append table cannot take them back
-				}
-				discard(ctx, w, fio)
-				return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
-			}
-			written++
-		}
-	}
-	if written == 0 {
-		discard(ctx, w, fio)
-		return nil, nil, nil
-	}
-	msgs, err := w.Prepare(ctx)
-	if err != nil {
-		discard(ctx, w, fio)
-		return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
+	msgs, err := k.writeRows(ctx, w, func(c change) error { return w.Write(ctx, c.row) }, fio, changes, msgErrs, fail)
+	if msgs == nil || err != nil {
+		return nil, nil, err
 	}
 	if st.fixed {
 		k.seq.record(msgs)
@@ -457,34 +432,56 @@ func (k *tableSink) writeKeyValue(ctx context.Context, st *writeState, changes [
 	}
 	w.DisableCompaction()
 	w.SetSequenceFloor(k.seq.keyValueRestorer())
+	msgs, err := k.writeRows(ctx, w, func(c change) error { return w.Write(ctx, c.kind, c.row) }, fio, changes, msgErrs, fail)
+	if msgs == nil || err != nil {
+		return nil, nil, err
+	}
+	k.seq.record(msgs)
+	return newCommitRequest(msgs), fio.created(), nil
+}
+
+// preparer is what writeRows needs of a TableWriter or KeyValueWriter.
+type preparer interface {
+	Prepare(ctx context.Context) ([]commit.Message, error)
+	Abort(ctx context.Context) error
+}
+
+// writeRows writes every change of the messages without an error through
+// writeRow and prepares w's files for the commit. A row the writer refuses
+// (write.ErrInvalidRow: a partition value that cannot be a directory name,
+// ...) fails its message through fail; the message's earlier changes stay
+// written, as a writer cannot take them back (its retry writes them again,
+// which the merge makes harmless for primary-key tables). It returns nil
+// messages when nothing was written; on an error everything is discarded.
+func (k *tableSink) writeRows(ctx context.Context, w preparer, writeRow func(change) error, fio *recordingFileIO,
+	changes [][]change, msgErrs []error, fail func(int, error)) ([]commit.Message, error) {
 	written := 0
 	for i, cs := range changes {
 		if msgErrs[i] != nil {
 			continue
 		}
 		for _, c := range cs {
-			if err := w.Write(ctx, c.kind, c.row); err != nil {
+			if err := writeRow(c); err != nil {
 				if errors.Is(err, write.ErrInvalidRow) {
 					fail(i, err)
 					break
 				}
 				discard(ctx, w, fio)
-				return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
+				return nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
 			}
 			written++
 		}
 	}
 	if written == 0 {
 		discard(ctx, w, fio)
-		return nil, nil, nil
+		return nil, nil
 	}
 	msgs, err := w.Prepare(ctx)
 	if err != nil {
 		discard(ctx, w, fio)
-		return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
+		return nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
 	}
-	k.seq.record(msgs)
-	return newCommitRequest(msgs), fio.created(), nil
+	return msgs, nil
 }
 
 // newCommitRequest is the committer's request for msgs, with the rows,
