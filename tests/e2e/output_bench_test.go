@@ -131,7 +131,7 @@ func TestOutputThroughputRatio(t *testing.T) {
 	}
 }
 
-func envInt(t *testing.T, name string, def int) int {
+func envInt(t testing.TB, name string, def int) int {
 	s := os.Getenv(name)
 	if s == "" {
 		return def

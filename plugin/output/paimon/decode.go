@@ -99,6 +99,10 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 	if k.conf.Before != nil {
 		before = batch.BloblangExecutor(k.conf.Before)
 	}
+	var rowKind *service.MessageBatchInterpolationExecutor
+	if k.conf.RowKind != nil {
+		rowKind = batch.InterpolationExecutor(k.conf.RowKind)
+	}
 	for i, msg := range batch {
 		if skip != nil && skip[i] {
 			values[i].skip = true
@@ -111,7 +115,7 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 		values[i].native = true
 		var text string
 		if k.conf.RowKind != nil {
-			v, err := batch.TryInterpolatedString(i, k.conf.RowKind)
+			v, err := rowKind.TryString(i)
 			if err != nil {
 				errs[i] = fmt.Errorf("row_kind: %w", err)
 				continue

@@ -90,13 +90,16 @@ func (o *paimonOutput) route(batch service.MessageBatch, msgErrs []error) []tabl
 	r := o.conf.Route
 	var groups []tableGroup
 	at := map[tableName]int{}
+	// One executor per batch: TryInterpolatedString copies the batch on
+	// every call, which is quadratic in the batch size.
+	dbs, tables := batch.InterpolationExecutor(r.Database), batch.InterpolationExecutor(r.Table)
 	for i := range batch {
-		db, err := batch.TryInterpolatedString(i, r.Database)
+		db, err := dbs.TryString(i)
 		if err != nil {
 			msgErrs[i] = fmt.Errorf("database: %w", err)
 			continue
 		}
-		name, err := batch.TryInterpolatedString(i, r.Table)
+		name, err := tables.TryString(i)
 		if err != nil {
 			msgErrs[i] = fmt.Errorf("table: %w", err)
 			continue

@@ -517,8 +517,11 @@ func (k *tableSink) sourceOffsets(batch service.MessageBatch) ([]messageOffset, 
 	skip := make([]bool, len(batch))
 	errs := make([]error, len(batch))
 	skipped := 0
+	// One executor per batch: TryInterpolatedString copies the batch on
+	// every call, which is quadratic in the batch size.
+	offsetsOf, streamsOf := batch.InterpolationExecutor(sp.Offset), batch.InterpolationExecutor(sp.Stream)
 	for i := range batch {
-		text, err := batch.TryInterpolatedString(i, sp.Offset)
+		text, err := offsetsOf.TryString(i)
 		if err != nil {
 			errs[i] = fmt.Errorf("source_position.offset: %w", err)
 			continue
@@ -531,7 +534,7 @@ func (k *tableSink) sourceOffsets(batch service.MessageBatch) ([]messageOffset, 
 			errs[i] = fmt.Errorf("source_position.offset: %w", err)
 			continue
 		}
-		stream, err := batch.TryInterpolatedString(i, sp.Stream)
+		stream, err := streamsOf.TryString(i)
 		if err != nil {
 			errs[i] = fmt.Errorf("source_position.stream: %w", err)
 			continue
