@@ -48,6 +48,21 @@ type Message struct {
 	// changelog), committed with the append part in the snapshot's
 	// changelog manifest list.
 	Changelog []manifest.DataFileMeta
+	// NewIndexFiles are index files the append part adds to the index
+	// manifest (CommitMessage.newFilesIncrement().newIndexFiles): for a
+	// dynamic-bucket table the new full HASH file of the bucket. Each
+	// replaces the entry of its (partition, bucket, index type)
+	// (IndexManifestFileHandler.BucketedCombiner); the replaced file stays
+	// for snapshot expiry. Kind, Partition and Bucket are taken from the
+	// message.
+	NewIndexFiles []manifest.IndexEntry
+	// IndexBase, when not nil, names the HASH index files of the message's
+	// partition (in any order) that the writer restored its dynamic-bucket
+	// assignment from, updated with the files of its own earlier commits.
+	// Commit and Overwrite then fail with ErrIndexConflict when the latest
+	// snapshot's HASH files of the partition differ. Messages of one
+	// partition must carry the same base.
+	IndexBase *[]string
 }
 
 // Options configure a Committer. A zero field takes Paimon's default
@@ -271,13 +286,18 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	if err != nil {
 		return nil, err
 	}
+	index, err := c.collectIndex(msgs)
+	if err != nil {
+		return nil, err
+	}
 	var last *snapshot.Snapshot
-	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 || len(changelog) > 0 {
+	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 || len(changelog) > 0 || len(index.adds) > 0 {
 		kind, detect := snapshot.CommitAppend, recovered || c.o.PrimaryKey
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}
-		last, err = c.tryCommit(ctx, identifier, kind, detect, withProperties(fixedChangesWithLog(appendEntries, changelog), call.properties))
+		last, err = c.tryCommit(ctx, identifier, kind, detect,
+			withProperties(c.withIndex(fixedChangesWithLog(appendEntries, changelog), index), call.properties))
 		if err != nil {
 			return nil, err
 		}
@@ -300,8 +320,8 @@ func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Messag
 	if err != nil {
 		return nil, err
 	}
-	if len(appendEntries) > 0 || len(changelog) > 0 {
-		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted or changelog files; commit them with Commit", c.tablePath, ErrInvalidMessage)
+	if len(appendEntries) > 0 || len(changelog) > 0 || hasIndexChanges(msgs) {
+		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted, changelog or index files; commit them with Commit", c.tablePath, ErrInvalidMessage)
 	}
 	if len(compactEntries) == 0 {
 		return nil, nil
@@ -329,6 +349,11 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err != nil {
 		return nil, err
 	}
+	index, err := c.collectIndex(msgs)
+	if err != nil {
+		return nil, err
+	}
+	index.bases = nil // the overwrite replaces the partitions' contents and index entries
 	var keep func([]byte) bool
 	if partitions != nil {
 		set := make(map[string]bool, len(partitions))
@@ -347,7 +372,7 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 		}
 	}
 	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true,
-		withProperties(c.overwriteChanges(keep, appendEntries, changelog), call.properties))
+		withProperties(c.withIndex(c.overwriteChanges(keep, appendEntries, changelog), index), call.properties))
 	if err != nil {
 		return nil, err
 	}
@@ -495,6 +520,15 @@ func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, chan
 		changelog = add(changelog, manifest.FileKindAdd, m.Changelog)
 	}
 	return appendEntries, compactEntries, changelog, nil
+}
+
+func hasIndexChanges(msgs []Message) bool {
+	for i := range msgs {
+		if len(msgs[i].NewIndexFiles) > 0 || msgs[i].IndexBase != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDelete(entries []manifest.Entry) bool {
