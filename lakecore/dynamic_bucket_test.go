@@ -47,7 +47,7 @@ func dynamicTable(t *testing.T, fio storage.FileIO, partitioned bool, options ma
 // about its buckets: the bucket of every key found in a live data file,
 // and per partition/bucket the hashes of its HASH index file.
 type dynamicState struct {
-	keyBucket map[string]int32  // "pt/k" -> bucket
+	keyBucket map[string]int32   // "pt/k" -> bucket
 	index     map[string][]int32 // "partition hex/bucket" -> hashes
 }
 
