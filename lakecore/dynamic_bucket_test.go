@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -79,7 +81,7 @@ func readDynamicState(t *testing.T, tbl *lakecore.Table, target int) dynamicStat
 		if _, dup := st.index[bk]; dup {
 			t.Fatalf("two HASH entries for %s", bk)
 		}
-		data, err := tbl.FileIO().ReadFile(ctx, tbl.Path()+"/index/"+e.FileName)
+		data, err := tbl.FileIO().ReadFile(ctx, hashIndexPath(t, tbl, e))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,6 +129,25 @@ func readDynamicState(t *testing.T, tbl *lakecore.Table, target int) dynamicStat
 		}
 	}
 	return st
+}
+
+// hashIndexPath is where a HASH index file of a table partitioned by pt
+// (or not) lives: index/, or the bucket directory with
+// index-file-in-data-file-dir.
+func hashIndexPath(t *testing.T, tbl *lakecore.Table, e manifest.IndexEntry) string {
+	t.Helper()
+	if tbl.Schema().Options["index-file-in-data-file-dir"] != "true" {
+		return tbl.Path() + "/index/" + e.FileName
+	}
+	dir := tbl.Path()
+	if len(tbl.Schema().PartitionKeys) > 0 {
+		vals, err := binrow.Deserialize([]types.DataType{types.StringType()}, e.Partition)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir += fmt.Sprintf("/pt=%s", vals[0])
+	}
+	return fmt.Sprintf("%s/bucket-%d/%s", dir, e.Bucket, e.FileName)
 }
 
 // TestDynamicBucketRoundTrip writes random changes (inserts, updates,
@@ -216,13 +237,25 @@ func TestDynamicBucketRoundTrip(t *testing.T) {
 // key in its bucket, fills the bucket that is not full before it creates
 // one, and creates the lowest free bucket id.
 func TestDynamicBucketRestart(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		options map[string]string
+	}{
+		{"index dir", nil},
+		{"index-file-in-data-file-dir", map[string]string{"index-file-in-data-file-dir": "true"}},
+	} {
+		t.Run(c.name, func(t *testing.T) { testDynamicBucketRestart(t, c.options) })
+	}
+}
+
+func testDynamicBucketRestart(t *testing.T, options map[string]string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	fio, err := storage.NewLocal(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dynamicTable(t, fio, true, nil)
+	dynamicTable(t, fio, true, options)
 	writeKeys := func(tbl *lakecore.Table, id int64, from, to int64) {
 		w, err := tbl.NewKeyValueWriter(ctx)
 		if err != nil {
@@ -278,6 +311,14 @@ func TestDynamicBucketRestart(t *testing.T) {
 	}
 	if len(rows) != 200 {
 		t.Fatalf("%d rows, want 200", len(rows))
+	}
+	// index/ holds the HASH files unless they go to the bucket directories.
+	list, err := fio.List(ctx, tbl.Path()+"/index", false)
+	if err != nil && !errors.Is(err, storage.ErrNotExist) {
+		t.Fatal(err)
+	}
+	if inData := options["index-file-in-data-file-dir"] == "true"; inData != (len(list) == 0) {
+		t.Fatalf("index-file-in-data-file-dir %v, index/ holds %d files", inData, len(list))
 	}
 }
 
@@ -409,5 +450,94 @@ func TestDynamicBucketMaxBuckets(t *testing.T) {
 	st := readDynamicState(t, tbl, 60)
 	if len(st.index) != 2 || len(st.keyBucket) != 60 {
 		t.Fatalf("%d buckets, %d keys; want 2 and 60", len(st.index), len(st.keyBucket))
+	}
+}
+
+// TestDynamicBucketMaintenance: a full compaction, snapshot expiry and
+// orphan cleanup of a dynamic-bucket table keep the rows and the live HASH
+// index files (the compaction leaves the index alone; expiry deletes the
+// files replaced by newer ones), and a writer restored afterwards keeps
+// every key in its bucket.
+func TestDynamicBucketMaintenance(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := dynamicTable(t, fio, true, map[string]string{"write-only": "true"})
+	committer := tbl.NewCommitter("test")
+	model := newPKModel("deduplicate")
+	rng := rand.New(rand.NewPCG(5, 5))
+	id := int64(0)
+	batch := func(n, keys int) {
+		w, err := tbl.NewKeyValueWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			row := []any{int64(rng.IntN(keys)), []string{"a", "b"}[rng.IntN(2)], fmt.Sprint("s", rng.IntN(100)), int64(1)}
+			kind := []kv.RowKind{kv.Insert, kv.UpdateAfter, kv.Delete}[rng.IntN(3)]
+			if err := w.Write(ctx, kind, row); err != nil {
+				t.Fatal(err)
+			}
+			model.apply(kind, row)
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id++
+		if _, err := committer.Commit(ctx, id, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		batch(60, 40+40*i)
+	}
+	before := readDynamicState(t, tbl, 50)
+	if _, err := tbl.Compact(ctx, maintain.CompactOptions{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s := mustLatest(t, tbl); s.CommitKind != "COMPACT" {
+		t.Fatalf("latest snapshot after Compact is %s", s.CommitKind)
+	}
+	old, err := fio.List(ctx, tbl.Path()+"/index", false)
+	if err != nil || len(old) <= len(before.index) {
+		t.Fatalf("index/ holds %d files (%v) before expiry, the latest snapshot %d: no file was replaced", len(old), err, len(before.index))
+	}
+	future := time.Now().Add(time.Hour)
+	if _, err := tbl.ExpireSnapshots(ctx, maintain.ExpireSnapshotsOptions{RetainMax: 1, RetainMin: 1, OlderThan: future}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.RemoveOrphanFiles(ctx, maintain.RemoveOrphanFilesOptions{OlderThan: future, Now: func() time.Time { return future.Add(time.Minute) }}); err != nil {
+		t.Fatal(err)
+	}
+	after := readDynamicState(t, tbl, 50)
+	if fmt.Sprint(after.index) != fmt.Sprint(before.index) {
+		t.Fatalf("compaction or expiry changed the HASH index")
+	}
+	for key, b := range after.keyBucket { // full compaction drops deleted keys
+		if before.keyBucket[key] != b {
+			t.Fatalf("compaction moved key %s from bucket %d to %d", key, before.keyBucket[key], b)
+		}
+	}
+	list, err := fio.List(ctx, tbl.Path()+"/index", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != len(after.index) {
+		t.Fatalf("index/ holds %d files, the latest snapshot %d", len(list), len(after.index))
+	}
+	batch(60, 300)
+	got, err := tbl.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, got, model.expected())
+	final := readDynamicState(t, tbl, 50)
+	for key, b := range before.keyBucket {
+		if nb, ok := final.keyBucket[key]; ok && nb != b {
+			t.Fatalf("key %s moved from bucket %d to %d", key, b, nb)
+		}
 	}
 }
