@@ -305,6 +305,37 @@ func testDynamicBucketRestart(t *testing.T, options map[string]string) {
 	if got := fmt.Sprint(counts(after)); got != "[50 50 50 50 0]" {
 		t.Fatalf("keys per bucket after the restarted writer: %s", got)
 	}
+	// A writer without a file restorer (write.NewKeyValueWriter with nil,
+	// as a write-only sink makes it) still restores the assignment.
+	w, err := write.NewKeyValueWriter(tbl.FileIO(), tbl.Path(), tbl.Schema(), write.OptionsFromSchema(tbl.Schema()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.DisableCompaction()
+	w.SetSequenceFloor(func(context.Context, []byte, int32) (int64, error) { return 1 << 20, nil })
+	for k := int64(0); k < 200; k += 7 {
+		if err := w.Write(ctx, kv.UpdateAfter, []any{k, "a", "v3", k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if len(m.NewIndexFiles) > 0 {
+			t.Fatalf("known keys only, yet bucket %d gets a new HASH file", m.Bucket)
+		}
+	}
+	if _, err := tbl.NewCommitter("test").Commit(ctx, 3, msgs); err != nil {
+		t.Fatal(err)
+	}
+	final := readDynamicState(t, tbl, 50)
+	for key, b := range after.keyBucket {
+		if final.keyBucket[key] != b {
+			t.Errorf("key %s moved from bucket %d to %d", key, b, final.keyBucket[key])
+		}
+	}
 	rows, err := tbl.ReadAll(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +356,8 @@ func testDynamicBucketRestart(t *testing.T, options map[string]string) {
 // TestDynamicBucketConcurrentWriters: two writers restored from the same
 // snapshot both add keys to one partition; the second commit fails with
 // commit.ErrIndexConflict (wrapping ErrConflict) and commits nothing, and
-// a new writer then writes the batch without a duplicate.
+// a new writer then writes the batch without a duplicate. A group commit
+// of two such writers' batches fails the same way.
 func TestDynamicBucketConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	fio, err := storage.NewLocal(t.TempDir())
@@ -358,6 +390,11 @@ func TestDynamicBucketConcurrentWriters(t *testing.T) {
 	}
 	if _, err := tbl.NewCommitter("a").Commit(ctx, 1, batch(newWriter(), first...)); err != nil {
 		t.Fatal(err)
+	}
+	// One commit of two writers' batches that both add keys to "a".
+	msgs := append(batch(newWriter(), 300), batch(newWriter(), 301)...)
+	if _, err := tbl.NewCommitter("c").Commit(ctx, 1, msgs); !errors.Is(err, commit.ErrIndexConflict) {
+		t.Fatalf("group commit of two writers: %v, want ErrIndexConflict", err)
 	}
 	// Both see bucket 0 with one free slot.
 	a, b := newWriter(), newWriter()

@@ -56,13 +56,29 @@ type Message struct {
 	// for snapshot expiry. Kind, Partition and Bucket are taken from the
 	// message.
 	NewIndexFiles []manifest.IndexEntry
-	// IndexBase, when not nil, names the HASH index files of the message's
-	// partition (in any order) that the writer restored its dynamic-bucket
-	// assignment from, updated with the files of its own earlier commits.
-	// Commit and Overwrite then fail with ErrIndexConflict when the latest
-	// snapshot's HASH files of the partition differ. Messages of one
-	// partition must carry the same base.
-	IndexBase *[]string
+	// IndexBase, when not nil, says from which HASH index files of the
+	// message's partition a dynamic-bucket writer assigned the buckets of
+	// new keys; see IndexBase.
+	IndexBase *IndexBase
+}
+
+// IndexBase is what a dynamic-bucket writer's assignment of a partition
+// rests on. Commit fails with ErrIndexConflict, committing nothing, when
+// the latest snapshot's HASH index files of the partition are not Files
+// (another writer assigned keys of the partition meanwhile), or when
+// messages of two different Writers change the index of one partition in
+// one commit (two assignments that did not see each other). Messages of
+// several Prepare calls of one writer may be committed together: their
+// base is the union of their Files without the files the commit adds, and
+// of two new HASH files of one bucket the one with more hashes (the later
+// full file) is kept.
+type IndexBase struct {
+	// Writer identifies the assigning writer (KeyValueWriter uses the UUID
+	// of its files).
+	Writer string
+	// Files are HASH index file names, in any order: those the writer
+	// restored, updated with the ones of its own earlier batches.
+	Files []string
 }
 
 // Options configure a Committer. A zero field takes Paimon's default

@@ -23,10 +23,18 @@ type indexChanges struct {
 
 func (x indexChanges) empty() bool { return len(x.adds) == 0 && len(x.bases) == 0 }
 
-// collectIndex gathers the NewIndexFiles and IndexBase of msgs. Two
-// messages of one partition must name the same base.
+// collectIndex gathers the NewIndexFiles and IndexBase of msgs (see
+// IndexBase for the rules).
 func (c *Committer) collectIndex(msgs []Message) (indexChanges, error) {
 	var x indexChanges
+	type bucketKey struct {
+		partition string
+		bucket    int32
+		typ       string
+	}
+	at := map[bucketKey]int{}
+	writers := map[string]string{}
+	union := map[string]map[string]bool{}
 	for i := range msgs {
 		m := &msgs[i]
 		for _, e := range m.NewIndexFiles {
@@ -34,19 +42,52 @@ func (c *Committer) collectIndex(msgs []Message) (indexChanges, error) {
 				return x, fmt.Errorf("commit to %s: %w: message %d: index file without type or name", c.tablePath, ErrInvalidMessage, i)
 			}
 			e.Kind, e.Partition, e.Bucket = manifest.FileKindAdd, m.Partition, m.Bucket
+			k := bucketKey{string(m.Partition), m.Bucket, e.IndexType}
+			if j, ok := at[k]; ok {
+				// Two batches of one writer: the later full file holds more.
+				if e.RowCount > x.adds[j].RowCount {
+					x.adds[j] = e
+				}
+				continue
+			}
+			at[k] = len(x.adds)
 			x.adds = append(x.adds, e)
 		}
 		if m.IndexBase == nil {
 			continue
 		}
-		if x.bases == nil {
-			x.bases = map[string][]string{}
+		p := string(m.Partition)
+		if w, ok := writers[p]; ok && w != m.IndexBase.Writer {
+			return x, fmt.Errorf("commit to %s: %w: writers %s and %s both assigned dynamic buckets in partition %x in one commit",
+				c.tablePath, ErrIndexConflict, w, m.IndexBase.Writer, m.Partition)
 		}
-		base := slices.Sorted(slices.Values(*m.IndexBase))
-		if old, ok := x.bases[string(m.Partition)]; ok && !slices.Equal(old, base) {
-			return x, fmt.Errorf("commit to %s: %w: message %d: its index base differs from another message's of the same partition", c.tablePath, ErrInvalidMessage, i)
+		writers[p] = m.IndexBase.Writer
+		if union[p] == nil {
+			union[p] = map[string]bool{}
 		}
-		x.bases[string(m.Partition)] = base
+		for _, f := range m.IndexBase.Files {
+			union[p][f] = true
+		}
+	}
+	if len(union) == 0 {
+		return x, nil
+	}
+	added := map[string]bool{}
+	for i := range msgs {
+		for _, e := range msgs[i].NewIndexFiles {
+			added[e.FileName] = true
+		}
+	}
+	x.bases = map[string][]string{}
+	for p, files := range union {
+		base := []string{}
+		for f := range files {
+			if !added[f] {
+				base = append(base, f)
+			}
+		}
+		slices.Sort(base)
+		x.bases[p] = base
 	}
 	return x, nil
 }

@@ -50,8 +50,9 @@ func TestCommitHashIndex(t *testing.T) {
 	fio := localFIO(t)
 	createTable(t, fio, nil)
 	cm := commit.New(fio, tablePath, fastRetries("u"))
-	base := func(names ...string) *[]string { return &names }
-	m := func(p int32, bucket int32, b *[]string, idx ...manifest.IndexEntry) commit.Message {
+	base := func(names ...string) *commit.IndexBase { return &commit.IndexBase{Writer: "w1", Files: names} }
+	other := func(names ...string) *commit.IndexBase { return &commit.IndexBase{Writer: "w2", Files: names} }
+	m := func(p int32, bucket int32, b *commit.IndexBase, idx ...manifest.IndexEntry) commit.Message {
 		x := msg(p, file("d-"+idx[0].FileName, 1))
 		x.Bucket, x.NewIndexFiles, x.IndexBase = bucket, idx, b
 		return x
@@ -70,6 +71,12 @@ func TestCommitHashIndex(t *testing.T) {
 			[]string{"1/0/i1", "1/1/i4", "2/0/i3"}, commit.ErrIndexConflict},
 		{"base of another partition unaffected", []commit.Message{m(2, 3, base("i3"), hashFile("i6", 1))},
 			[]string{"1/0/i1", "1/1/i4", "2/0/i3", "2/3/i6"}, nil},
+		{"two writers in one partition in one commit", []commit.Message{m(1, 0, base("i1", "i4"), hashFile("i7", 4)), m(1, 1, other("i1", "i4"), hashFile("i8", 3))},
+			[]string{"1/0/i1", "1/1/i4", "2/0/i3", "2/3/i6"}, commit.ErrIndexConflict},
+		{"two batches of one writer in one commit, the later full file kept", []commit.Message{
+			m(1, 0, base("i1", "i4"), hashFile("i9", 4)), m(1, 2, base("i1", "i4"), hashFile("i10", 1)),
+			m(1, 0, base("i9", "i4", "i10"), hashFile("i11", 6)), m(2, 3, other("i3", "i6"), hashFile("i12", 2))},
+			[]string{"1/0/i11", "1/1/i4", "1/2/i10", "2/0/i3", "2/3/i12"}, nil},
 	}
 	for i, s := range steps {
 		_, err := cm.Commit(ctx, int64(i+1), s.msgs)

@@ -303,7 +303,7 @@ func (d *dynamicBuckets) prepare(ctx context.Context, name func() string, writte
 // attach adds the index files and bases of prepare to msgs, one message
 // per (partition, bucket), adding messages for buckets that have an index
 // file but no data change.
-func attachIndex(msgs []commit.Message, files map[string]map[int32]manifest.IndexEntry, bases map[string][]string) []commit.Message {
+func attachIndex(msgs []commit.Message, writer string, files map[string]map[int32]manifest.IndexEntry, bases map[string][]string) []commit.Message {
 	for i := range msgs {
 		m := &msgs[i]
 		pk := string(m.Partition)
@@ -312,7 +312,7 @@ func attachIndex(msgs []commit.Message, files map[string]map[int32]manifest.Inde
 			delete(files[pk], m.Bucket)
 		}
 		if base, ok := bases[pk]; ok {
-			m.IndexBase = &base
+			m.IndexBase = &commit.IndexBase{Writer: writer, Files: base}
 		}
 	}
 	for pk, byBucket := range files {
@@ -323,9 +323,8 @@ func attachIndex(msgs []commit.Message, files map[string]map[int32]manifest.Inde
 				}
 			}
 		}) {
-			base := bases[pk]
 			msgs = append(msgs, commit.Message{Partition: []byte(pk), Bucket: b, TotalBuckets: -1,
-				NewIndexFiles: []manifest.IndexEntry{byBucket[b]}, IndexBase: &base})
+				NewIndexFiles: []manifest.IndexEntry{byBucket[b]}, IndexBase: &commit.IndexBase{Writer: writer, Files: bases[pk]}})
 		}
 	}
 	return msgs

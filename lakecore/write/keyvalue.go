@@ -145,10 +145,10 @@ type kvBucket struct {
 // of schema s at tablePath (relative to fio's root). restore returns the
 // live files of a (partition, bucket), whose levels compaction continues
 // and after whose largest sequence number new changes are numbered; nil
-// means an empty table. A dynamic-bucket writer with a non-nil restore
-// restores each partition's key → bucket assignment from the latest
-// snapshot's HASH index files (LatestIndexRestorer; SetIndexRestorer
-// replaces it). Unless write-only is set, Prepare compacts a
+// means an empty table. A dynamic-bucket writer restores each partition's
+// key → bucket assignment from the latest snapshot's HASH index files
+// (LatestIndexRestorer; SetIndexRestorer replaces it), whatever restore
+// is. Unless write-only is set, Prepare compacts a
 // bucket whose sorted runs call for it (universal compaction).
 func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore FileRestorer) (*KeyValueWriter, error) {
 	fail := func(err error) (*KeyValueWriter, error) {
@@ -272,10 +272,10 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		if err != nil {
 			return fail(err)
 		}
+		// Whatever restore is: a writer that does not see the index would
+		// put known keys in new buckets.
 		w.dyn = newDynamicBuckets(fio, tablePath, target, maxBuckets, inDataDir, w.bucketDir)
-		if restore != nil {
-			w.dyn.restore = LatestIndexRestorer(fio, tablePath)
-		}
+		w.dyn.restore = LatestIndexRestorer(fio, tablePath)
 	}
 	writeOnly, err := opts.WriteOnly()
 	if err != nil {
@@ -868,7 +868,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		if err != nil {
 			return nil, w.fail(err)
 		}
-		msgs = attachIndex(msgs, files, bases)
+		msgs = attachIndex(msgs, w.fileUUID, files, bases)
 	}
 	w.closed = nil
 	return msgs, nil
