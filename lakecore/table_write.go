@@ -34,8 +34,11 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 // NewKeyValueWriter returns a writer of changes (row kind and row of the
 // current schema) to a primary-key table (write.KeyValueWriter): level-0
 // files per (partition, bucket) whose sequence numbers continue after the
-// bucket's largest in the latest snapshot. Tables whose options need a
-// write mode lakecore lacks wrap write.ErrUnsupportedTable; a table without
+// bucket's largest in the latest snapshot. For a dynamic-bucket table
+// (bucket = -1) the writer assigns buckets from the HASH index of the
+// latest snapshot and takes the table alone (commit.ErrIndexConflict).
+// Tables whose options need a write mode lakecore lacks (cross-partition
+// upsert among them) wrap write.ErrUnsupportedTable; a table without
 // primary keys wraps ErrUnsupported (use NewWriter).
 func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, error) {
 	s := t.Schema()

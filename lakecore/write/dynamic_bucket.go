@@ -300,18 +300,18 @@ func (d *dynamicBuckets) prepare(ctx context.Context, name func() string, writte
 	return files, bases, nil
 }
 
-// attach adds the index files and bases of prepare to msgs, one message
-// per (partition, bucket), adding messages for buckets that have an index
-// file but no data change.
+// attachIndex adds the index files and bases of prepare to msgs, one
+// message per (partition, bucket), adding messages for buckets that have
+// an index file but no data change.
 func attachIndex(msgs []commit.Message, writer string, files map[string]map[int32]manifest.IndexEntry, bases map[string][]string) []commit.Message {
 	for i := range msgs {
 		m := &msgs[i]
-		pk := string(m.Partition)
-		if e, ok := files[pk][m.Bucket]; ok {
+		byBucket := files[string(m.Partition)]
+		if e, ok := byBucket[m.Bucket]; ok {
 			m.NewIndexFiles = []manifest.IndexEntry{e}
-			delete(files[pk], m.Bucket)
+			delete(byBucket, m.Bucket)
 		}
-		if base, ok := bases[pk]; ok {
+		if base, ok := bases[string(m.Partition)]; ok {
 			m.IndexBase = &commit.IndexBase{Writer: writer, Files: base}
 		}
 	}
