@@ -61,8 +61,9 @@ func LatestIndexRestorer(fio storage.FileIO, tablePath string) IndexRestorer {
 // The hash of a key is BinaryRow.hashCode of its trimmed primary key. Each
 // partition's state is restored on first use from the partition's HASH
 // index files in the latest snapshot and kept for the writer's life, with
-// the hashes this writer added: about 10 bytes per key of every partition
-// the writer touched (Java: ~1 GB per 100 million keys).
+// the hashes this writer added: about 25 bytes per key of every partition
+// the writer touched (BenchmarkDynamicBucketWrite; Java: ~1 GB per 100
+// million keys).
 type dynamicBuckets struct {
 	fio       storage.FileIO
 	tablePath string
