@@ -30,7 +30,8 @@ import (
 // with Java writing the table. After every phase Java 1.4.2, Java 2.0.0
 // and lakecore read exactly the model of all changes (a key in two buckets
 // would be read twice), no key ever moves to another bucket, and no
-// bucket holds more keys than the target.
+// bucket holds more keys than the target. One case keeps the HASH files in
+// the bucket directories (index-file-in-data-file-dir).
 func TestDynamicBucketInterop(t *testing.T) {
 	requireOracles(t)
 	for _, c := range []struct {
@@ -38,11 +39,13 @@ func TestDynamicBucketInterop(t *testing.T) {
 		javaWriter  string
 		partitioned bool
 		javaFirst   bool
+		options     map[string]string
 	}{
-		{"dynbucket_go_first", java1, true, false},
-		{"dynbucket_go_first_unpartitioned", java2, false, false},
-		{"dynbucket_java_first", java2, true, true},
-		{"dynbucket_java1_first", java1, false, true},
+		{"dynbucket_go_first", java1, true, false, nil},
+		{"dynbucket_go_first_unpartitioned", java2, false, false, nil},
+		{"dynbucket_java_first", java2, true, true, nil},
+		{"dynbucket_java1_first", java1, false, true, nil},
+		{"dynbucket_index_in_data_dir", java2, true, false, map[string]string{"index-file-in-data-file-dir": "true"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -53,6 +56,9 @@ func TestDynamicBucketInterop(t *testing.T) {
 			}
 			ref := tableRef{wh, "interop", c.name}
 			options := map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "20", "num-sorted-run.compaction-trigger": "3"}
+			for k, v := range c.options {
+				options[k] = v
+			}
 			var partitionKeys []string
 			if c.partitioned {
 				partitionKeys = []string{"pt"}
@@ -249,6 +255,11 @@ func TestDynamicBucketInterop(t *testing.T) {
 			check(c.javaWriter + " continues lakecore's")
 			goPhase("go2", 5)
 			check("lakecore continues " + c.javaWriter + "'s")
+			if c.options["index-file-in-data-file-dir"] == "true" {
+				if list, _ := os.ReadDir(filepath.Join(wh, "interop.db", c.name, "index")); len(list) > 0 {
+					t.Errorf("index-file-in-data-file-dir: index/ holds %d files", len(list))
+				}
+			}
 		})
 	}
 }
