@@ -578,3 +578,61 @@ func TestDynamicBucketMaintenance(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicBucketOverwrite: an overwrite of a partition by a
+// dynamic-bucket writer drops the partition's data and HASH index entries
+// and commits the new files with their index; other partitions keep
+// theirs, and a later writer of the overwritten partition keeps its keys
+// in one bucket each.
+func TestDynamicBucketOverwrite(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := dynamicTable(t, fio, true, nil)
+	committer := tbl.NewCommitter("test")
+	put := func(id int64, overwrite []byte, pt string, from, to int64) {
+		w, err := tbl.NewKeyValueWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := from; k < to; k++ {
+			if err := w.Write(ctx, kv.Insert, []any{k, pt, "x", k}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if overwrite != nil {
+			_, err = committer.Overwrite(ctx, id, [][]byte{overwrite}, msgs)
+		} else {
+			_, err = committer.Commit(ctx, id, msgs)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(1, nil, "a", 0, 120)
+	put(2, nil, "b", 0, 60)
+	partA, err := binrow.Serialize([]types.DataType{types.StringType()}, []any{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(3, partA, "a", 500, 510)
+	st := readDynamicState(t, tbl, 50)
+	if len(st.keyBucket) != 70 {
+		t.Fatalf("%d keys after the overwrite, want 60 of b and 10 of a", len(st.keyBucket))
+	}
+	put(4, nil, "a", 0, 100)
+	st = readDynamicState(t, tbl, 50)
+	if len(st.keyBucket) != 170 {
+		t.Fatalf("%d keys, want 170", len(st.keyBucket))
+	}
+	rows, err := tbl.ReadAll(ctx, 0)
+	if err != nil || len(rows) != 170 {
+		t.Fatalf("%d rows (%v), want 170", len(rows), err)
+	}
+}
