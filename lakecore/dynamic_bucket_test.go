@@ -636,3 +636,46 @@ func TestDynamicBucketOverwrite(t *testing.T) {
 		t.Fatalf("%d rows (%v), want 170", len(rows), err)
 	}
 }
+
+// TestDynamicBucketDataWithoutIndex: a partition with a bucket that holds
+// data files but no HASH index file (committed without its index, as a
+// writer that keeps none would) is refused by the next writer, which could
+// not tell the buckets of that bucket's keys; another partition is not.
+func TestDynamicBucketDataWithoutIndex(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := dynamicTable(t, fio, true, nil)
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := int64(0); k < 10; k++ {
+		if err := w.Write(ctx, kv.Insert, []any{k, "a", "x", k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range msgs {
+		msgs[i].NewIndexFiles, msgs[i].IndexBase = nil, nil
+	}
+	if _, err := tbl.NewCommitter("test").Commit(ctx, 1, msgs); err != nil {
+		t.Fatal(err)
+	}
+	w, err = tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(ctx, kv.Insert, []any{int64(1), "b", "x", int64(1)}); err != nil {
+		t.Fatalf("partition b: %v", err)
+	}
+	err = w.Write(ctx, kv.Insert, []any{int64(1), "a", "x", int64(1)})
+	if !errors.Is(err, write.ErrUnsupportedTable) || !strings.Contains(err.Error(), "no HASH index") {
+		t.Fatalf("partition a: %v, want ErrUnsupportedTable naming the missing HASH index", err)
+	}
+}

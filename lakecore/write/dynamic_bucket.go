@@ -28,6 +28,14 @@ var ErrTooManyBuckets = errors.New("too many dynamic buckets")
 // assignment from their files. Nil means an empty table.
 type IndexRestorer func(ctx context.Context, partition []byte) ([]manifest.IndexEntry, error)
 
+// BucketLister returns the buckets of a partition (serialized partition
+// row) that hold live data files in the latest snapshot. A dynamic-bucket
+// writer given one (SetBucketLister) refuses a partition with a bucket
+// that holds data but has no HASH index file: the buckets of that
+// bucket's keys are unknown, and writing them would put them in a second
+// bucket.
+type BucketLister func(ctx context.Context, partition []byte) ([]int32, error)
+
 // LatestIndexRestorer answers from the index manifest of the table's
 // latest snapshot at the time of each call.
 func LatestIndexRestorer(fio storage.FileIO, tablePath string) IndexRestorer {
@@ -68,6 +76,7 @@ type dynamicBuckets struct {
 	fio       storage.FileIO
 	tablePath string
 	restore   IndexRestorer
+	lister    BucketLister
 	// target is dynamic-bucket.target-row-num; limit is one above the
 	// highest bucket id (dynamic-bucket.max-buckets, or Short.MAX_VALUE).
 	target    int64
@@ -208,6 +217,19 @@ func (d *dynamicBuckets) partition(ctx context.Context, partition []byte) (*part
 			p.order = append(p.order, e.Bucket)
 		}
 		p.buckets[e.Bucket] = &bucketIndex{hashes: hashes, file: e.FileName}
+	}
+	if d.lister != nil {
+		withData, err := d.lister(ctx, partition)
+		if err != nil {
+			return nil, fmt.Errorf("restore the dynamic-bucket index of partition %x: %w", partition, err)
+		}
+		for _, b := range withData {
+			if _, ok := p.buckets[b]; !ok {
+				return nil, fmt.Errorf("restore the dynamic-bucket index of partition %x: %w: bucket %d holds data files but no HASH index file, "+
+					"so the buckets of its keys are unknown (was it written by a writer that keeps no dynamic-bucket index?); "+
+					"rewrite the partition with an Overwrite by a writer that ignores the index (SetIndexRestorer(nil), SetBucketLister(nil))", partition, ErrUnsupportedTable, b)
+			}
+		}
 	}
 	p.nonFull = slices.Sorted(slices.Values(p.order))
 	d.parts[string(partition)] = p

@@ -342,6 +342,16 @@ func (w *KeyValueWriter) SetIndexRestorer(r IndexRestorer) {
 	}
 }
 
+// SetBucketLister makes a dynamic-bucket writer check, when it restores a
+// partition, that every bucket holding data has a HASH index file (see
+// BucketLister). Call it before the first Write; it does nothing for
+// fixed-bucket tables.
+func (w *KeyValueWriter) SetBucketLister(l BucketLister) {
+	if w.dyn != nil {
+		w.dyn.lister = l
+	}
+}
+
 // Schema returns the schema rows are written with.
 func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
 
