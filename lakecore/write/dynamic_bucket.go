@@ -37,20 +37,28 @@ type IndexRestorer func(ctx context.Context, partition []byte) ([]manifest.Index
 type BucketLister func(ctx context.Context, partition []byte) ([]int32, error)
 
 // LatestIndexRestorer answers from the index manifest of the table's
-// latest snapshot at the time of each call.
+// latest snapshot at the time of each call (decoded once per snapshot).
+// It is not safe for concurrent use.
 func LatestIndexRestorer(fio storage.FileIO, tablePath string) IndexRestorer {
 	snaps := snapshot.NewManager(fio, tablePath)
+	var (
+		cached  string
+		entries []manifest.IndexEntry
+	)
 	return func(ctx context.Context, partition []byte) ([]manifest.IndexEntry, error) {
 		s, err := snaps.LatestExisting(ctx)
 		if err != nil || s == nil || s.IndexManifest == nil {
 			return nil, err
 		}
-		all, err := manifest.ReadIndexEntries(ctx, fio, tablePath, *s.IndexManifest)
-		if err != nil {
-			return nil, err
+		if *s.IndexManifest != cached {
+			if entries, err = manifest.ReadIndexEntries(ctx, fio, tablePath, *s.IndexManifest); err != nil {
+				cached = ""
+				return nil, err
+			}
+			cached = *s.IndexManifest
 		}
-		out := all[:0]
-		for _, e := range all {
+		var out []manifest.IndexEntry
+		for _, e := range entries {
 			if string(e.Partition) == string(partition) {
 				out = append(out, e)
 			}
