@@ -112,6 +112,8 @@ type partitionIndex struct {
 	buckets map[int32]*bucketIndex
 	// full is set once no bucket id is left (bucketUpperBoundReached).
 	full bool
+	// freeFrom is no higher than the lowest free bucket id.
+	freeFrom int32
 }
 
 // bucketIndex is the HASH index of one bucket: the hashes in file order,
@@ -158,7 +160,9 @@ func (d *dynamicBuckets) assign(ctx context.Context, partition []byte, hash int3
 	}
 	// 3. the lowest free bucket id.
 	if !p.full {
-		for b := int32(0); b < d.limit; b++ {
+		// Ids are never freed, so the lowest free one only grows.
+		for b := p.freeFrom; b < d.limit; b++ {
+			p.freeFrom = b
 			if _, used := p.counts[b]; !used {
 				p.counts[b] = 1
 				p.order = append(p.order, b)
