@@ -112,6 +112,9 @@ func (c *Committer) withIndex(provide changesFunc, x indexChanges) changesFunc {
 				return ch, err
 			}
 		}
+		if err := checkIndexLanded(latest, current, x.adds); err != nil {
+			return ch, err
+		}
 		if err := checkIndexBases(latest, current, x.bases); err != nil {
 			return ch, err
 		}
@@ -139,6 +142,27 @@ func (c *Committer) withIndex(provide changesFunc, x indexChanges) changesFunc {
 		ch.indexManifest, ch.newIndex = &name, true
 		return ch, nil
 	}
+}
+
+// checkIndexLanded refuses index files that the latest snapshot already
+// lists: the commit landed before (an attempt with an unknown outcome),
+// which a recovered commit must learn as manifest.ErrDuplicateFile, as it
+// does for data files, rather than as a stale index base.
+func checkIndexLanded(latest *snapshot.Snapshot, current, adds []manifest.IndexEntry) error {
+	if len(adds) == 0 || len(current) == 0 {
+		return nil
+	}
+	names := make(map[string]bool, len(current))
+	for i := range current {
+		names[current[i].FileName] = true
+	}
+	for i := range adds {
+		if names[adds[i].FileName] {
+			return fmt.Errorf("%w: latest snapshot %d: %w: index file %s; give up committing",
+				ErrConflict, latest.ID, manifest.ErrDuplicateFile, adds[i].FileName)
+		}
+	}
+	return nil
 }
 
 // checkIndexBases refuses a commit whose writer assigned dynamic buckets

@@ -90,6 +90,15 @@ func TestCommitHashIndex(t *testing.T) {
 			t.Fatalf("%s: index entries %v, want %v", s.name, got, s.want)
 		}
 	}
+	// A recovered commit of messages that landed learns it from the index
+	// files too (their base is stale by then).
+	landed := []commit.Message{m(1, 1, base("i11", "i4", "i10"), hashFile("i20", 5))}
+	if _, err := cm.Commit(ctx, 20, landed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cm.CommitRecovered(ctx, 20, landed); !errors.Is(err, manifest.ErrDuplicateFile) || !errors.Is(err, commit.ErrConflict) {
+		t.Fatalf("recovered commit of landed index files: %v, want ErrDuplicateFile", err)
+	}
 	// Compact refuses index files.
 	x := m(1, 0, nil, hashFile("i7", 1))
 	x.NewFiles, x.CompactBefore = nil, []manifest.DataFileMeta{file("d-i1", 1)}
