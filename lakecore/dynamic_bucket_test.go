@@ -45,6 +45,27 @@ func dynamicTable(t *testing.T, fio storage.FileIO, partitioned bool, options ma
 	return tbl
 }
 
+// prepareKeys writes an insert of every key in [from, to) of partition pt
+// with a new writer of tbl and returns its commit messages.
+func prepareKeys(t *testing.T, tbl *lakecore.Table, pt string, from, to int64, value string) []commit.Message {
+	t.Helper()
+	ctx := context.Background()
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := from; k < to; k++ {
+		if err := w.Write(ctx, kv.Insert, []any{k, pt, value, k}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
 // dynamicState is what the latest snapshot of a dynamic-bucket table says
 // about its buckets: the bucket of every key found in a live data file,
 // and per partition/bucket the hashes of its HASH index file.
@@ -257,19 +278,7 @@ func testDynamicBucketRestart(t *testing.T, options map[string]string) {
 	}
 	dynamicTable(t, fio, true, options)
 	writeKeys := func(tbl *lakecore.Table, id int64, from, to int64) {
-		w, err := tbl.NewKeyValueWriter(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := from; k < to; k++ {
-			if err := w.Write(ctx, kv.Insert, []any{k, "a", fmt.Sprint("v", id), k}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		msgs, err := w.Prepare(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		msgs := prepareKeys(t, tbl, "a", from, to, fmt.Sprint("v", id))
 		if _, err := tbl.NewCommitter("test").Commit(ctx, id, msgs); err != nil {
 			t.Fatal(err)
 		}
@@ -468,20 +477,7 @@ func TestDynamicBucketMaxBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := dynamicTable(t, fio, true, map[string]string{"dynamic-bucket.target-row-num": "10", "dynamic-bucket.max-buckets": "2"})
-	w, err := tbl.NewKeyValueWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := int64(0); k < 60; k++ {
-		if err := w.Write(ctx, kv.Insert, []any{k, "a", "x", k}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	msgs, err := w.Prepare(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tbl.NewCommitter("test").Commit(ctx, 1, msgs); err != nil {
+	if _, err := tbl.NewCommitter("test").Commit(ctx, 1, prepareKeys(t, tbl, "a", 0, 60, "x")); err != nil {
 		t.Fatal(err)
 	}
 	st := readDynamicState(t, tbl, 60)
@@ -593,19 +589,8 @@ func TestDynamicBucketOverwrite(t *testing.T) {
 	tbl := dynamicTable(t, fio, true, nil)
 	committer := tbl.NewCommitter("test")
 	put := func(id int64, overwrite []byte, pt string, from, to int64) {
-		w, err := tbl.NewKeyValueWriter(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := from; k < to; k++ {
-			if err := w.Write(ctx, kv.Insert, []any{k, pt, "x", k}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		msgs, err := w.Prepare(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		msgs := prepareKeys(t, tbl, pt, from, to, "x")
+		var err error
 		if overwrite != nil {
 			_, err = committer.Overwrite(ctx, id, [][]byte{overwrite}, msgs)
 		} else {
@@ -648,26 +633,14 @@ func TestDynamicBucketDataWithoutIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := dynamicTable(t, fio, true, nil)
-	w, err := tbl.NewKeyValueWriter(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := int64(0); k < 10; k++ {
-		if err := w.Write(ctx, kv.Insert, []any{k, "a", "x", k}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	msgs, err := w.Prepare(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := prepareKeys(t, tbl, "a", 0, 10, "x")
 	for i := range msgs {
 		msgs[i].NewIndexFiles, msgs[i].IndexBase = nil, nil
 	}
 	if _, err := tbl.NewCommitter("test").Commit(ctx, 1, msgs); err != nil {
 		t.Fatal(err)
 	}
-	w, err = tbl.NewKeyValueWriter(ctx)
+	w, err := tbl.NewKeyValueWriter(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -192,40 +192,7 @@ func TestDynamicBucketInterop(t *testing.T) {
 			everBucket := map[string]int32{}
 			check := func(phase string) {
 				t.Helper()
-				tb, err := cat.OpenTable(ctx, "interop", c.name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var rows [][]any
-				for _, r := range model {
-					rows = append(rows, r)
-				}
-				want, err := canonicalRows(tb.Schema().Fields, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sortCodePoints(want)
-				goRows, err := tb.ReadAll(ctx, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := canonicalRows(tb.Schema().Fields, goRows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sortCodePoints(got)
-				results := map[string][]string{"go": got}
-				for _, o := range []string{java1, java2} {
-					if results[o], err = oracleRead(o, ref, readOpts{}); err != nil {
-						t.Fatalf("after %s: %s reads: %v", phase, o, err)
-					}
-				}
-				for reader, rows := range results {
-					if !slices.Equal(rows, want) {
-						t.Errorf("table %s after %s (java writer %s), reader %s: rows differ from the model\n got  %d:\n  %s\n want %d:\n  %s",
-							ref, phase, c.javaWriter, reader, len(rows), strings.Join(rows, "\n  "), len(want), strings.Join(want, "\n  "))
-					}
-				}
+				tb := checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, c.javaWriter))
 				perBucket := map[string]int{}
 				for key, b := range keyBuckets(ctx, t, tb) {
 					if old, ok := everBucket[key]; ok && old != b {
@@ -243,7 +210,7 @@ func TestDynamicBucketInterop(t *testing.T) {
 						t.Errorf("after %s: bucket %s holds %d keys, target-row-num is 20", phase, b, n)
 					}
 				}
-				t.Logf("after %s: %d rows, keys per partition/bucket %v", phase, len(want), perBucket)
+				t.Logf("after %s: %d rows, keys per partition/bucket %v", phase, len(model), perBucket)
 			}
 			if c.javaFirst {
 				javaPhase("java0", 4, true)
