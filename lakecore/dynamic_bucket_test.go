@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -651,4 +653,100 @@ func TestDynamicBucketDataWithoutIndex(t *testing.T) {
 	if !errors.Is(err, write.ErrUnsupportedTable) || !strings.Contains(err.Error(), "no HASH index") {
 		t.Fatalf("partition a: %v, want ErrUnsupportedTable naming the missing HASH index", err)
 	}
+}
+
+// TestDynamicBucketRacingWriters runs four writers of one dynamic-bucket
+// table at once, each writing batches of upserts of new and old keys of two
+// partitions and rewriting a batch with a new writer whenever its commit
+// conflicts (ErrIndexConflict or ErrSequenceConflict, both ErrConflict).
+// Every commit either lands or conflicts, no key ever lands in two
+// buckets, and the table equals the batches applied in snapshot order.
+func TestDynamicBucketRacingWriters(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := dynamicTable(t, fio, true, map[string]string{"dynamic-bucket.target-row-num": "15", "write-only": "true"})
+	type landed struct {
+		snapshot int64
+		rows     [][]any
+	}
+	var (
+		mu        sync.Mutex
+		batches   []landed
+		conflicts int
+		wg        sync.WaitGroup
+		errs      = make(chan error, 4)
+	)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 99))
+			committer := tbl.NewCommitter(fmt.Sprint("writer-", w))
+			for batch := range 8 {
+				var rows [][]any
+				for range 12 {
+					rows = append(rows, []any{int64(rng.IntN(30 + 10*batch)), []string{"a", "b"}[rng.IntN(2)], fmt.Sprintf("w%d-b%d", w, batch), int64(w)})
+				}
+				for attempt := 0; ; attempt++ {
+					if attempt == 50 {
+						errs <- fmt.Errorf("writer %d batch %d: still conflicting after 50 attempts", w, batch)
+						return
+					}
+					kw, err := tbl.NewKeyValueWriter(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					for _, r := range rows {
+						if err := kw.Write(ctx, kv.Insert, r); err != nil {
+							errs <- err
+							return
+						}
+					}
+					msgs, err := kw.Prepare(ctx)
+					if err != nil {
+						errs <- err
+						return
+					}
+					snap, err := committer.Commit(ctx, int64(batch*100+attempt+1), msgs)
+					if errors.Is(err, commit.ErrConflict) {
+						mu.Lock()
+						conflicts++
+						mu.Unlock()
+						continue
+					}
+					if err != nil {
+						errs <- fmt.Errorf("writer %d batch %d: %w", w, batch, err)
+						return
+					}
+					mu.Lock()
+					batches = append(batches, landed{snap.ID, rows})
+					mu.Unlock()
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	slices.SortFunc(batches, func(a, b landed) int { return int(a.snapshot - b.snapshot) })
+	model := newPKModel("deduplicate")
+	for _, b := range batches {
+		for _, r := range b.rows {
+			model.apply(kv.Insert, r)
+		}
+	}
+	got, err := tbl.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, got, model.expected())
+	st := readDynamicState(t, tbl, 15)
+	t.Logf("%d batches landed after %d conflicts; %d keys in %d buckets", len(batches), conflicts, len(st.keyBucket), len(st.index))
 }
