@@ -750,3 +750,56 @@ func TestDynamicBucketRacingWriters(t *testing.T) {
 	st := readDynamicState(t, tbl, 15)
 	t.Logf("%d batches landed after %d conflicts; %d keys in %d buckets", len(batches), conflicts, len(st.keyBucket), len(st.index))
 }
+
+// TestDynamicBucketForgetIdlePartitions: a long-lived writer drops the
+// assignment of a partition idle since the last call and restores it from
+// the latest snapshot when the partition gets changes again, its keys
+// keeping their buckets.
+func TestDynamicBucketForgetIdlePartitions(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := dynamicTable(t, fio, true, nil)
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committer := tbl.NewCommitter("test")
+	batch := func(id int64, parts ...string) {
+		for _, pt := range parts {
+			for k := int64(0); k < 70; k++ {
+				if err := w.Write(ctx, kv.Insert, []any{k + 10*id, pt, fmt.Sprint(id), k}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := committer.Commit(ctx, id, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		parts  []string
+		forget int
+	}{
+		{[]string{"a", "b"}, 0}, // both written since the writer started
+		{[]string{"b"}, 1},      // a idle since the last call: dropped
+		{[]string{"b"}, 0},
+		{[]string{"a", "b"}, 0}, // a restored from the snapshot
+	}
+	for i, s := range steps {
+		batch(int64(i+1), s.parts...)
+		if n := w.ForgetIdlePartitions(); n != s.forget {
+			t.Fatalf("step %d: forgot %d partitions, want %d", i, n, s.forget)
+		}
+	}
+	st := readDynamicState(t, tbl, 50)
+	if len(st.keyBucket) != 2*(70+30) {
+		t.Fatalf("%d keys, want %d", len(st.keyBucket), 2*(70+30))
+	}
+}

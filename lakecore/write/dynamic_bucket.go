@@ -114,6 +114,8 @@ type partitionIndex struct {
 	full bool
 	// freeFrom is no higher than the lowest free bucket id.
 	freeFrom int32
+	// accessed: a key of the partition was assigned since forgetIdle.
+	accessed bool
 }
 
 // bucketIndex is the HASH index of one bucket: the hashes in file order,
@@ -145,6 +147,7 @@ func (d *dynamicBuckets) assign(ctx context.Context, partition []byte, hash int3
 	if err != nil {
 		return 0, err
 	}
+	p.accessed = true
 	// 1. a key seen before keeps its bucket.
 	if b, ok := p.hash2Bucket[hash]; ok {
 		return int32(b), nil
@@ -177,6 +180,26 @@ func (d *dynamicBuckets) assign(ctx context.Context, partition []byte, hash int3
 	}
 	// 4. every bucket id is taken: a random bucket.
 	return p.add(hash, p.order[d.rand.IntN(len(p.order))]), nil
+}
+
+// forgetIdle drops the partitions no key was assigned to since the last
+// call and with no hash waiting for prepare (HashBucketAssigner.prepareCommit
+// clearing partitions whose last change is committed); it returns how
+// many it dropped.
+func (d *dynamicBuckets) forgetIdle() int {
+	n := 0
+	for k, p := range d.parts {
+		idle := !p.accessed
+		for _, bi := range p.buckets {
+			idle = idle && !bi.modified
+		}
+		if idle {
+			delete(d.parts, k)
+			n++
+		}
+		p.accessed = false
+	}
+	return n
 }
 
 // add records a new hash in bucket b (DynamicBucketIndexMaintainer.notifyNewRecord).

@@ -352,6 +352,23 @@ func (w *KeyValueWriter) SetBucketLister(l BucketLister) {
 	}
 }
 
+// ForgetIdlePartitions drops the key → bucket assignment of every
+// partition of a dynamic-bucket table that no change was written to since
+// the last call, as Java's assigner clears partitions whose last change is
+// committed; a later change of such a partition restores it again from the
+// latest snapshot. It bounds the writer's memory when old partitions stop
+// receiving changes (time-partitioned tables). Call it only when the
+// messages of every Prepare so far are committed: a partition restored
+// before its last batch is committed would miss that batch's keys (its
+// next commit then fails with commit.ErrIndexConflict). It returns how many
+// partitions it dropped, 0 for fixed-bucket tables.
+func (w *KeyValueWriter) ForgetIdlePartitions() int {
+	if w.dyn == nil {
+		return 0
+	}
+	return w.dyn.forgetIdle()
+}
+
 // Schema returns the schema rows are written with.
 func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
 
