@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -34,15 +35,24 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 // NewKeyValueWriter returns a writer of changes (row kind and row of the
 // current schema) to a primary-key table (write.KeyValueWriter): level-0
 // files per (partition, bucket) whose sequence numbers continue after the
-// bucket's largest in the latest snapshot. Tables whose options need a
-// write mode lakecore lacks wrap write.ErrUnsupportedTable; a table without
+// bucket's largest in the latest snapshot. For a dynamic-bucket table
+// (bucket = -1) the writer assigns buckets from the HASH index of the
+// latest snapshot and takes the table alone (commit.ErrIndexConflict).
+// Tables whose options need a write mode lakecore lacks (cross-partition
+// upsert among them) wrap write.ErrUnsupportedTable; a table without
 // primary keys wraps ErrUnsupported (use NewWriter).
 func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, error) {
 	s := t.Schema()
 	if len(s.PrimaryKeys) == 0 {
 		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
 	}
-	return write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.fileRestorer())
+	live := newLiveFiles(t)
+	w, err := write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), live.files)
+	if err != nil {
+		return nil, err
+	}
+	w.SetBucketLister(live.buckets)
+	return w, nil
 }
 
 // NewCommitter returns a committer for user with the table's options
@@ -92,45 +102,75 @@ func (t *Table) sequenceRestorer() write.SequenceRestorer {
 // fileRestorer answers from the live files of the asked partition in the
 // latest snapshot, read once per partition and snapshot id.
 func (t *Table) fileRestorer() write.FileRestorer {
-	var (
-		mu     sync.Mutex
-		loaded int64                                        = -1
-		files  map[string]map[int32][]manifest.DataFileMeta // by partition bytes, bucket
-	)
-	return func(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		id, ok, err := t.snapshots.LatestID(ctx)
-		if err != nil || !ok {
-			return nil, err
-		}
-		if id != loaded {
-			files, loaded = map[string]map[int32][]manifest.DataFileMeta{}, id
-		}
-		buckets, ok := files[string(partition)]
-		if !ok {
-			snap, err := t.snapshots.Get(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			filter, err := t.partitionFilter(snap.SchemaID, partition)
-			if err != nil {
-				return nil, err
-			}
-			live, err := t.planner.LiveEntries(ctx, snap, filter)
-			if err != nil {
-				return nil, err
-			}
-			buckets = map[int32][]manifest.DataFileMeta{}
-			for _, e := range live {
-				if bytes.Equal(e.Partition, partition) {
-					buckets[e.Bucket] = append(buckets[e.Bucket], e.File)
-				}
-			}
-			files[string(partition)] = buckets
-		}
-		return slices.Clone(buckets[bucket]), nil
+	return newLiveFiles(t).files
+}
+
+// liveFiles caches the live files of the partitions asked for, by bucket,
+// for the latest snapshot at the time of each call.
+type liveFiles struct {
+	t      *Table
+	mu     sync.Mutex
+	loaded int64
+	parts  map[string]map[int32][]manifest.DataFileMeta // by partition bytes, bucket
+}
+
+func newLiveFiles(t *Table) *liveFiles { return &liveFiles{t: t, loaded: -1} }
+
+// files is a write.FileRestorer.
+func (l *liveFiles) files(ctx context.Context, partition []byte, bucket int32) ([]manifest.DataFileMeta, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	buckets, err := l.partition(ctx, partition)
+	if err != nil {
+		return nil, err
 	}
+	return slices.Clone(buckets[bucket]), nil
+}
+
+// buckets is a write.BucketLister: the buckets of partition holding live
+// files, ascending.
+func (l *liveFiles) buckets(ctx context.Context, partition []byte) ([]int32, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	buckets, err := l.partition(ctx, partition)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(buckets)), nil
+}
+
+func (l *liveFiles) partition(ctx context.Context, partition []byte) (map[int32][]manifest.DataFileMeta, error) {
+	t := l.t
+	id, ok, err := t.snapshots.LatestID(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if id != l.loaded {
+		l.parts, l.loaded = map[string]map[int32][]manifest.DataFileMeta{}, id
+	}
+	if buckets, ok := l.parts[string(partition)]; ok {
+		return buckets, nil
+	}
+	snap, err := t.snapshots.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := t.partitionFilter(snap.SchemaID, partition)
+	if err != nil {
+		return nil, err
+	}
+	live, err := t.planner.LiveEntries(ctx, snap, filter)
+	if err != nil {
+		return nil, err
+	}
+	buckets := map[int32][]manifest.DataFileMeta{}
+	for _, e := range live {
+		if bytes.Equal(e.Partition, partition) {
+			buckets[e.Bucket] = append(buckets[e.Bucket], e.File)
+		}
+	}
+	l.parts[string(partition)] = buckets
+	return buckets, nil
 }
 
 // partitionFilter selects exactly the partition of a serialized partition

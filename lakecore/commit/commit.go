@@ -48,6 +48,37 @@ type Message struct {
 	// changelog), committed with the append part in the snapshot's
 	// changelog manifest list.
 	Changelog []manifest.DataFileMeta
+	// NewIndexFiles are index files the append part adds to the index
+	// manifest (CommitMessage.newFilesIncrement().newIndexFiles): for a
+	// dynamic-bucket table the new full HASH file of the bucket. Each
+	// replaces the entry of its (partition, bucket, index type)
+	// (IndexManifestFileHandler.BucketedCombiner); the replaced file stays
+	// for snapshot expiry. Kind, Partition and Bucket are taken from the
+	// message.
+	NewIndexFiles []manifest.IndexEntry
+	// IndexBase, when not nil, says from which HASH index files of the
+	// message's partition a dynamic-bucket writer assigned the buckets of
+	// new keys; see IndexBase.
+	IndexBase *IndexBase
+}
+
+// IndexBase is what a dynamic-bucket writer's assignment of a partition
+// rests on. Commit fails with ErrIndexConflict, committing nothing, when
+// the latest snapshot's HASH index files of the partition are not Files
+// (another writer assigned keys of the partition meanwhile), or when
+// messages of two different Writers change the index of one partition in
+// one commit (two assignments that did not see each other). Messages of
+// several Prepare calls of one writer may be committed together: their
+// base is the union of their Files without the files the commit adds, and
+// of two new HASH files of one bucket the one with more hashes (the later
+// full file) is kept.
+type IndexBase struct {
+	// Writer identifies the assigning writer (KeyValueWriter uses the UUID
+	// of its files).
+	Writer string
+	// Files are HASH index file names, in any order: those the writer
+	// restored, updated with the ones of its own earlier batches.
+	Files []string
 }
 
 // Options configure a Committer. A zero field takes Paimon's default
@@ -271,13 +302,18 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 	if err != nil {
 		return nil, err
 	}
+	index, err := c.collectIndex(msgs)
+	if err != nil {
+		return nil, err
+	}
 	var last *snapshot.Snapshot
-	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 || len(changelog) > 0 {
+	if !c.o.IgnoreEmptyCommit || len(appendEntries) > 0 || len(changelog) > 0 || len(index.adds) > 0 {
 		kind, detect := snapshot.CommitAppend, recovered || c.o.PrimaryKey
 		if hasDelete(appendEntries) { // ConflictDetection.shouldBeOverwriteCommit
 			kind, detect = snapshot.CommitOverwrite, true
 		}
-		last, err = c.tryCommit(ctx, identifier, kind, detect, withProperties(fixedChangesWithLog(appendEntries, changelog), call.properties))
+		last, err = c.tryCommit(ctx, identifier, kind, detect,
+			withProperties(c.withIndex(fixedChangesWithLog(appendEntries, changelog), index), call.properties))
 		if err != nil {
 			return nil, err
 		}
@@ -300,8 +336,8 @@ func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Messag
 	if err != nil {
 		return nil, err
 	}
-	if len(appendEntries) > 0 || len(changelog) > 0 {
-		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted or changelog files; commit them with Commit", c.tablePath, ErrInvalidMessage)
+	if len(appendEntries) > 0 || len(changelog) > 0 || hasIndexChanges(msgs) {
+		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted, changelog or index files; commit them with Commit", c.tablePath, ErrInvalidMessage)
 	}
 	if len(compactEntries) == 0 {
 		return nil, nil
@@ -329,6 +365,11 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err != nil {
 		return nil, err
 	}
+	index, err := c.collectIndex(msgs)
+	if err != nil {
+		return nil, err
+	}
+	index.bases = nil // the overwrite replaces the partitions' contents and index entries
 	var keep func([]byte) bool
 	if partitions != nil {
 		set := make(map[string]bool, len(partitions))
@@ -347,7 +388,7 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 		}
 	}
 	last, err := c.tryCommit(ctx, identifier, snapshot.CommitOverwrite, true,
-		withProperties(c.overwriteChanges(keep, appendEntries, changelog), call.properties))
+		withProperties(c.withIndex(c.overwriteChanges(keep, appendEntries, changelog), index), call.properties))
 	if err != nil {
 		return nil, err
 	}
@@ -495,6 +536,15 @@ func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, chan
 		changelog = add(changelog, manifest.FileKindAdd, m.Changelog)
 	}
 	return appendEntries, compactEntries, changelog, nil
+}
+
+func hasIndexChanges(msgs []Message) bool {
+	for i := range msgs {
+		if len(msgs[i].NewIndexFiles) > 0 || msgs[i].IndexBase != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func hasDelete(entries []manifest.Entry) bool {

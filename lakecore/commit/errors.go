@@ -28,6 +28,18 @@ var (
 	// other writer's records.
 	ErrSequenceConflict = fmt.Errorf("%w: another writer wrote to the bucket", ErrConflict)
 
+	// ErrIndexConflict is returned (wrapped, with ErrConflict) by the
+	// commit of a dynamic-bucket writer (bucket = -1) when the HASH index
+	// files of a partition it wrote new keys to changed since it restored
+	// them, or when one commit carries two writers' new keys of one
+	// partition (Message.IndexBase): another writer assigned buckets to
+	// keys of the partition meanwhile, and the two may have put one key in
+	// two buckets, which readers would return twice. Nothing was committed. Dynamic-bucket
+	// tables take one writer at a time (Java: "Dynamic Bucket only support
+	// single write job"); rewrite the batch with a new writer, which
+	// restores the partition's index again.
+	ErrIndexConflict = fmt.Errorf("%w: another writer assigned dynamic buckets in the partition", ErrConflict)
+
 	// ErrRetriesExhausted is returned (wrapped) when another writer took the
 	// snapshot id on every attempt until commit.max-retries or
 	// commit.timeout ran out. Nothing was committed (unless the error also

@@ -15,6 +15,9 @@ import (
 // paimon-api/src/main/java/org/apache/paimon/CoreOptions.java (1.4) spells them.
 const (
 	OptBucket                           = "bucket"
+	OptDynamicBucketTargetRowNum        = "dynamic-bucket.target-row-num"
+	OptDynamicBucketMaxBuckets          = "dynamic-bucket.max-buckets"
+	OptIndexFileInDataFileDir           = "index-file-in-data-file-dir"
 	OptBucketKey                        = "bucket-key"
 	OptBucketFunctionType               = "bucket-function.type"
 	OptFileFormat                       = "file.format"
@@ -439,6 +442,38 @@ func (o Options) WriteOnly() (bool, error) {
 	return o.boolOpt(OptWriteOnly, false)
 }
 
+// DynamicBucketTargetRowNum is "dynamic-bucket.target-row-num", the keys
+// a dynamic bucket takes before a new one is created, default 2,000,000
+// (CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM).
+func (o Options) DynamicBucketTargetRowNum() (int64, error) {
+	v, ok := o[OptDynamicBucketTargetRowNum]
+	if !ok {
+		return 2_000_000, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 2_000_000, optErr(OptDynamicBucketTargetRowNum, v, "not a 64-bit integer")
+	}
+	return n, nil
+}
+
+// DynamicBucketMaxBuckets is "dynamic-bucket.max-buckets", the most
+// buckets of one partition in dynamic-bucket mode: -1 (the default) for
+// unlimited, else greater than 0.
+func (o Options) DynamicBucketMaxBuckets() (int, error) {
+	n, err := o.intOpt(OptDynamicBucketMaxBuckets, -1)
+	if err == nil && n != -1 && n < 1 {
+		return -1, optErr(OptDynamicBucketMaxBuckets, o[OptDynamicBucketMaxBuckets], "should either be -1 (unlimited) or greater than 0")
+	}
+	return n, err
+}
+
+// IndexFileInDataFileDir is "index-file-in-data-file-dir", default false:
+// index files go to the bucket's directory instead of index/.
+func (o Options) IndexFileInDataFileDir() (bool, error) {
+	return o.boolOpt(OptIndexFileInDataFileDir, false)
+}
+
 // DeletionVectorsEnabled is "deletion-vectors.enabled", default false.
 func (o Options) DeletionVectorsEnabled() (bool, error) {
 	return o.boolOpt(OptDeletionVectorsEnabled, false)
@@ -498,6 +533,9 @@ func (o Options) Validate() error {
 	checks := []func() error{
 		func() error { _, err := o.Bucket(); return err },
 		func() error { _, err := o.ZstdLevel(); return err },
+		func() error { _, err := o.DynamicBucketTargetRowNum(); return err },
+		func() error { _, err := o.DynamicBucketMaxBuckets(); return err },
+		func() error { _, err := o.IndexFileInDataFileDir(); return err },
 		func() error { _, err := o.TargetFileSize(); return err },
 		func() error { _, err := o.ManifestTargetFileSize(); return err },
 		func() error { _, err := o.ManifestMergeMinCount(); return err },

@@ -51,10 +51,19 @@ const (
 // strictly ascending key order, with exact DataFileMeta (_MIN_KEY,
 // _MAX_KEY, key and value stats, sequence range, _DELETE_ROW_COUNT).
 //
-// Only fixed-bucket tables with the deduplicate, partial-update or
-// aggregation engine and changelog-producer none or input are written; other
-// options are refused (ErrUnsupportedTable). It is not safe for concurrent
-// use.
+// Fixed-bucket and dynamic-bucket tables (bucket = -1 with every partition
+// key in the primary key; see dynamicBuckets) with the deduplicate,
+// partial-update or aggregation engine and changelog-producer none or input
+// are written; other options are refused (ErrUnsupportedTable). It is not
+// safe for concurrent use.
+//
+// A dynamic-bucket table takes one writer at a time, as in Java ("Dynamic
+// Bucket only support single write job"): two writers that both see a new
+// key could put it in two buckets. The commit messages of a writer that
+// added keys to a partition carry the partition's HASH index files it
+// assigned from (commit.Message.IndexBase), and the commit fails with
+// commit.ErrIndexConflict when another writer changed them meanwhile;
+// rewrite the batch with a new writer then.
 type KeyValueWriter struct {
 	fio       storage.FileIO
 	tablePath string
@@ -70,6 +79,9 @@ type KeyValueWriter struct {
 	// floor, when set, is asked for a bucket's last sequence number besides
 	// its files (SetSequenceFloor).
 	floor SequenceRestorer
+	// dyn assigns the buckets of a dynamic-bucket table; nil for fixed buckets.
+	dyn          *dynamicBuckets
+	indexCounter int64
 
 	numBuckets            int
 	partFields, bktFields []types.DataField
@@ -133,7 +145,10 @@ type kvBucket struct {
 // of schema s at tablePath (relative to fio's root). restore returns the
 // live files of a (partition, bucket), whose levels compaction continues
 // and after whose largest sequence number new changes are numbered; nil
-// means an empty table. Unless write-only is set, Prepare compacts a
+// means an empty table. A dynamic-bucket writer restores each partition's
+// key → bucket assignment from the latest snapshot's HASH index files
+// (LatestIndexRestorer; SetIndexRestorer replaces it), whatever restore
+// is. Unless write-only is set, Prepare compacts a
 // bucket whose sorted runs call for it (universal compaction).
 func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema, o Options, restore FileRestorer) (*KeyValueWriter, error) {
 	fail := func(err error) (*KeyValueWriter, error) {
@@ -244,6 +259,24 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 			w.changelogPrefix = v
 		}
 	}
+	if w.numBuckets == -1 {
+		target, err := opts.DynamicBucketTargetRowNum()
+		if err != nil {
+			return fail(err)
+		}
+		maxBuckets, err := opts.DynamicBucketMaxBuckets()
+		if err != nil {
+			return fail(err)
+		}
+		inDataDir, err := opts.IndexFileInDataFileDir()
+		if err != nil {
+			return fail(err)
+		}
+		// Whatever restore is: a writer that does not see the index would
+		// put known keys in new buckets.
+		w.dyn = newDynamicBuckets(fio, tablePath, target, maxBuckets, inDataDir, w.bucketDir)
+		w.dyn.restore = LatestIndexRestorer(fio, tablePath)
+	}
 	writeOnly, err := opts.WriteOnly()
 	if err != nil {
 		return fail(err)
@@ -267,7 +300,19 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 	}
 	switch {
 	case n == -1:
-		return fmt.Errorf("%w: bucket = -1 (dynamic bucket): set 'bucket' to a fixed number of buckets", ErrUnsupportedTable)
+		var missing []string
+		for _, p := range s.PartitionKeys {
+			if !slices.Contains(s.PrimaryKeys, p) {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) > 0 {
+			// KeyValueFileStore.bucketMode: KEY_DYNAMIC, whose global key
+			// index (GlobalIndexAssigner) lakecore does not implement.
+			return fmt.Errorf("%w: bucket = -1 with primary key %v lacking partition keys %v is a cross-partition upsert table (global index): "+
+				"add %v to the primary key, or set 'bucket' to a fixed number of buckets and route each key's retraction to its old partition",
+				ErrUnsupportedTable, s.PrimaryKeys, missing, missing)
+		}
 	case n < 1:
 		return fmt.Errorf("%w: bucket = %d: set 'bucket' to a fixed number of buckets", ErrUnsupportedTable, n)
 	}
@@ -286,6 +331,42 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 		}
 	}
 	return nil
+}
+
+// SetIndexRestorer makes a dynamic-bucket writer restore each partition's
+// key → bucket assignment from r (nil: none, as for an empty table). Call
+// it before the first Write; it does nothing for fixed-bucket tables.
+func (w *KeyValueWriter) SetIndexRestorer(r IndexRestorer) {
+	if w.dyn != nil {
+		w.dyn.restore = r
+	}
+}
+
+// SetBucketLister makes a dynamic-bucket writer check, when it restores a
+// partition, that every bucket holding data has a HASH index file (see
+// BucketLister). Call it before the first Write; it does nothing for
+// fixed-bucket tables.
+func (w *KeyValueWriter) SetBucketLister(l BucketLister) {
+	if w.dyn != nil {
+		w.dyn.lister = l
+	}
+}
+
+// ForgetIdlePartitions drops the key → bucket assignment of every
+// partition of a dynamic-bucket table that no change was written to since
+// the last call, as Java's assigner clears partitions whose last change is
+// committed; a later change of such a partition restores it again from the
+// latest snapshot. It bounds the writer's memory when old partitions stop
+// receiving changes (time-partitioned tables). Call it only when the
+// messages of every Prepare so far are committed: a partition restored
+// before its last batch is committed would miss that batch's keys (its
+// next commit then fails with commit.ErrIndexConflict). It returns how many
+// partitions it dropped, 0 for fixed-bucket tables.
+func (w *KeyValueWriter) ForgetIdlePartitions() int {
+	if w.dyn == nil {
+		return 0
+	}
+	return w.dyn.forgetIdle()
 }
 
 // Schema returns the schema rows are written with.
@@ -437,7 +518,31 @@ func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error
 			return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
 		}
 	}
+	if w.dyn != nil {
+		bucket, err := w.dyn.assign(ctx, part, binrow.Hash(key))
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w", w.dataDir, err)
+		}
+		return w.bucketOf(ctx, part, bucket)
+	}
 	return w.bucketOf(ctx, part, int32(binrow.Bucket(key, w.numBuckets)))
+}
+
+// bucketDir is the directory of the files of (partition, bucket).
+func (w *KeyValueWriter) bucketDir(part []byte, bucket int32) (string, error) {
+	dir := w.dataDir
+	if len(w.partFields) > 0 {
+		vals, err := binrow.Deserialize(w.partTypes, part)
+		if err != nil {
+			return "", fmt.Errorf("write to %s: partition: %w", w.dataDir, err)
+		}
+		pp, err := binrow.PartitionPath(w.partFields, vals, w.partOpts)
+		if err != nil {
+			return "", fmt.Errorf("write to %s: %w: partition directory: %w", w.dataDir, ErrInvalidRow, err)
+		}
+		dir = path.Join(dir, pp)
+	}
+	return path.Join(dir, "bucket-"+strconv.Itoa(int(bucket))), nil
 }
 
 // bucketOf returns the buffer of (partition, bucket), restoring its files
@@ -447,19 +552,11 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 	if b, ok := w.buckets[mk]; ok {
 		return b, nil
 	}
-	dir := w.dataDir
-	if len(w.partFields) > 0 {
-		vals, err := binrow.Deserialize(w.partTypes, part)
-		if err != nil {
-			return nil, fmt.Errorf("write to %s: partition: %w", w.dataDir, err)
-		}
-		pp, err := binrow.PartitionPath(w.partFields, vals, w.partOpts)
-		if err != nil {
-			return nil, fmt.Errorf("write to %s: %w: partition directory: %w", w.dataDir, ErrInvalidRow, err)
-		}
-		dir = path.Join(dir, pp)
+	dir, err := w.bucketDir(part, bucket)
+	if err != nil {
+		return nil, err
 	}
-	b := &kvBucket{mapKey: mk, partition: part, bucket: bucket, dir: path.Join(dir, "bucket-"+strconv.Itoa(int(bucket)))}
+	b := &kvBucket{mapKey: mk, partition: part, bucket: bucket, dir: dir}
 	if w.restore != nil {
 		files, err := w.restore(ctx, part, bucket)
 		if err != nil {
@@ -788,6 +885,18 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 	}
 	clear(w.order[len(kept):])
 	w.order = kept
+	if w.dyn != nil {
+		name := func() string {
+			n := indexFileName(w.fileUUID, w.indexCounter)
+			w.indexCounter++
+			return n
+		}
+		files, bases, err := w.dyn.prepare(ctx, name, &w.closed)
+		if err != nil {
+			return nil, w.fail(err)
+		}
+		msgs = attachIndex(msgs, w.fileUUID, files, bases)
+	}
 	w.closed = nil
 	return msgs, nil
 }
@@ -803,6 +912,11 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil
+	if w.dyn != nil {
+		// Restore the assignment again: the hashes of the dropped batch
+		// may be in it, and its index files were never committed.
+		clear(w.dyn.parts)
+	}
 	for _, p := range w.closed {
 		if err := w.fio.Delete(ctx, p); err != nil && first == nil {
 			first = fmt.Errorf("abort: delete data file %s: %w", p, err)

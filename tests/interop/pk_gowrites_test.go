@@ -18,10 +18,10 @@ import (
 // TestGoWritesPrimaryKey writes random change streams (inserts, updates,
 // deletes, keys repeated within and across commits) into primary-key
 // tables with lakecore's KeyValueWriter, one commit per batch, for each
-// merge engine lakecore writes, fixed buckets, partitioned and not, with
-// lakecore's universal compactions in between (APPEND and COMPACT
-// snapshots); Java Paimon 1.4.2 and 2.0.0 read every snapshot and must
-// return exactly the rows of lakecore's merged read.
+// merge engine lakecore writes, fixed and dynamic buckets (bucket = -1),
+// partitioned and not, with lakecore's universal compactions in between
+// (APPEND and COMPACT snapshots); Java Paimon 1.4.2 and 2.0.0 read every
+// snapshot and must return exactly the rows of lakecore's merged read.
 func TestGoWritesPrimaryKey(t *testing.T) {
 	requireOracles(t)
 	for _, c := range []struct {
@@ -36,6 +36,8 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 		{"pk_dedupe_seqfield", "deduplicate", false, "2", map[string]string{"sequence.field": "v"}},
 		{"pk_dedupe_input_changelog", "deduplicate", true, "2", map[string]string{"changelog-producer": "input"}},
 		{"pk_partial_update", "partial-update", true, "2", nil},
+		{"pk_dedupe_dynamic_bucket", "deduplicate", true, "-1", map[string]string{"dynamic-bucket.target-row-num": "10"}},
+		{"pk_partial_update_dynamic_bucket", "partial-update", false, "-1", map[string]string{"dynamic-bucket.target-row-num": "15"}},
 		{"pk_aggregation", "aggregation", false, "3", map[string]string{"fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -121,40 +122,7 @@ func TestPKMixedWriters(t *testing.T) {
 			}
 			check := func(phase string) {
 				t.Helper()
-				tb, err := cat.OpenTable(ctx, "interop", "mixed")
-				if err != nil {
-					t.Fatal(err)
-				}
-				var rows [][]any
-				for _, r := range model {
-					rows = append(rows, r)
-				}
-				want, err := canonicalRows(tb.Schema().Fields, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sortCodePoints(want)
-				goRows, err := tb.ReadAll(ctx, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := canonicalRows(tb.Schema().Fields, goRows)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sortCodePoints(got)
-				results := map[string][]string{"go": got}
-				for _, o := range []string{java1, java2} {
-					if results[o], err = oracleRead(o, ref, readOpts{}); err != nil {
-						t.Fatalf("after %s: %s reads: %v", phase, o, err)
-					}
-				}
-				for reader, rows := range results {
-					if !slices.Equal(rows, want) {
-						t.Errorf("table %s after %s (java writer %s), reader %s: rows differ from the model\n got  %d:\n  %s\n want %d:\n  %s",
-							ref, phase, javaWriter, reader, len(rows), strings.Join(rows, "\n  "), len(want), strings.Join(want, "\n  "))
-					}
-				}
+				checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, javaWriter))
 			}
 			goPhase("go1", 6)
 			check("lakecore's first commits")
@@ -176,4 +144,46 @@ func TestPKMixedWriters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkModel checks that lakecore, Java 1.4.2 and Java 2.0.0 read exactly
+// the rows of model (one row per key) from the latest snapshot of ref,
+// reporting differences as after what.
+func checkModel(ctx context.Context, t *testing.T, cat *lakecore.Catalog, ref tableRef, model map[string][]any, what string) *lakecore.Table {
+	t.Helper()
+	tb, err := cat.OpenTable(ctx, ref.db, ref.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]any
+	for _, r := range model {
+		rows = append(rows, r)
+	}
+	want, err := canonicalRows(tb.Schema().Fields, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortCodePoints(want)
+	goRows, err := tb.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := canonicalRows(tb.Schema().Fields, goRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortCodePoints(got)
+	results := map[string][]string{"go": got}
+	for _, o := range []string{java1, java2} {
+		if results[o], err = oracleRead(o, ref, readOpts{}); err != nil {
+			t.Fatalf("after %s: %s reads: %v", what, o, err)
+		}
+	}
+	for reader, rows := range results {
+		if !slices.Equal(rows, want) {
+			t.Errorf("table %s after %s, reader %s: rows differ from the model\n got  %d:\n  %s\n want %d:\n  %s",
+				ref, what, reader, len(rows), strings.Join(rows, "\n  "), len(want), strings.Join(want, "\n  "))
+		}
+	}
+	return tb
 }

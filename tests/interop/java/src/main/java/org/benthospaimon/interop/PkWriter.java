@@ -20,10 +20,12 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.index.HashBucketAssigner;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.SchemaChange;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
 import org.apache.paimon.table.sink.StreamTableCommit;
 import org.apache.paimon.table.sink.StreamTableWrite;
 import org.apache.paimon.table.sink.StreamWriteBuilder;
@@ -56,6 +58,12 @@ final class PkWriter {
         final int[] partIndex;
         /** (partition bytes, bucket) pairs written by this session, for "compact". */
         final Map<String, Object[]> written = new LinkedHashMap<>();
+        /**
+         * With "hashAssigner": Java's own dynamic-bucket assigner, as Flink's HashBucketAssignerOperator runs it
+         * with one assigner task (restored from the table's HASH index), and its key extractor.
+         */
+        HashBucketAssigner assigner;
+        RowPartitionKeyExtractor extractor;
 
         Session(Catalog catalog, Identifier id, String user) throws Exception {
             table = (FileStoreTable) catalog.getTable(id);
@@ -69,6 +77,12 @@ final class PkWriter {
             List<String> names = rowType.getFieldNames();
             keyIndex = table.primaryKeys().stream().mapToInt(names::indexOf).toArray();
             partIndex = table.partitionKeys().stream().mapToInt(names::indexOf).toArray();
+        }
+
+        void useHashAssigner(String user) {
+            assigner = new HashBucketAssigner(table.snapshotManager(), user, table.store().newIndexFileHandler(), 1, 1, 0,
+                    table.coreOptions().dynamicBucketTargetRowNum(), table.coreOptions().dynamicBucketMaxBuckets());
+            extractor = new RowPartitionKeyExtractor(table.schema());
         }
 
         @Override
@@ -89,7 +103,7 @@ final class PkWriter {
         JsonNode spec = mapper.readTree(Files.readAllBytes(specFile));
         // "random", "model", "streams", "expect" are read by the Go driver (it expands "random" into commits)
         checkKeys(spec, "spec", "description", "schema", "partitionKeys", "primaryKeys", "options", "commitUser", "continue",
-                "waitCompaction", "dynamicBuckets", "commits", "random", "model", "streams", "expect");
+                "waitCompaction", "dynamicBuckets", "hashAssigner", "commits", "random", "model", "streams", "expect");
         if (spec.has("random") && !spec.has("commits")) {
             throw new IllegalArgumentException("spec has \"random\" but no \"commits\": the Go driver expands it"
                     + " (tests/interop/pk_model_test.go)");
@@ -97,6 +111,7 @@ final class PkWriter {
         String user = spec.path("commitUser").asText("interop-java-pk");
         boolean wait = spec.path("waitCompaction").asBoolean(true);
         int dynamicBuckets = spec.path("dynamicBuckets").asInt(2);
+        boolean hashAssigner = spec.path("hashAssigner").asBoolean(false);
 
         if (spec.path("continue").asBoolean(false)) {
             catalog.getTable(id); // an existing table (e.g. written by lakecore) goes on
@@ -105,6 +120,9 @@ final class PkWriter {
         }
 
         Session s = new Session(catalog, id, user);
+        if (hashAssigner) {
+            s.useHashAssigner(user);
+        }
         try {
             int step = 0;
             for (JsonNode c : spec.path("commits")) {
@@ -121,6 +139,9 @@ final class PkWriter {
                                 n++;
                             }
                             long ident = nextIdentifier(s.table, user);
+                            if (s.assigner != null) {
+                                s.assigner.prepareCommit(ident); // prepareSnapshotPreBarrier
+                            }
                             List<CommitMessage> msgs = s.write.prepareCommit(
                                     c.path("waitCompaction").asBoolean(wait), ident);
                             s.commit.commit(ident, msgs);
@@ -160,6 +181,9 @@ final class PkWriter {
                             }
                             catalog.alterTable(id, changes, false);
                             s = new Session(catalog, id, user);
+                            if (hashAssigner) {
+                                s.useHashAssigner(user);
+                            }
                             detail = "\"schemaId\":" + s.table.schema().id();
                             break;
                         }
@@ -204,7 +228,12 @@ final class PkWriter {
             throw new IllegalArgumentException("change " + n + ": " + e.getMessage(), e);
         }
         int bucketOption = s.table.coreOptions().bucket();
-        if (bucketOption == -1) {
+        if (bucketOption == -1 && s.assigner != null) {
+            // HashBucketAssignerOperator.processElement
+            int bucket = s.assigner.assign(s.extractor.partition(row), s.extractor.trimmedPrimaryKey(row).hashCode());
+            s.write.write(row, bucket);
+            remember(s, row, bucket);
+        } else if (bucketOption == -1) {
             // dynamic bucket: Flink's assigner operator picks the bucket and calls write(row, bucket); here a
             // deterministic function of the primary key (a key always goes to the same bucket)
             StringBuilder key = new StringBuilder();
