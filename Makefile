@@ -87,3 +87,13 @@ bench: s3
 
 clean:
 	rm -rf bin warehouse
+
+# --- Reference docs, release builds and the container image ---------------
+
+.PHONY: docs release image
+
+# Regenerates docs/components (one page per component this binary adds to
+# Benthos' own, from the config specs). TestComponentDocsUpToDate fails
+# when the checked-in pages are stale.
+docs:
+	$(GO) run . docs --dir docs/components

@@ -29,6 +29,7 @@ func main() {
 		service.CLIOptSetVersion(version.String(), version.Date),
 		service.CLIOptSetDocumentationURL(documentationURL),
 		service.CLIOptAddCommand(demoCommand()),
+		service.CLIOptAddCommand(docsCommand()),
 		command.CLIOpt(),
 	)
 }
