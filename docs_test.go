@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/internal/docgen"
 )
 
@@ -70,5 +76,44 @@ func TestComponentExamplesLint(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no examples to lint")
+	}
+}
+
+// TestDocsCommand runs `benthos-paimon docs` as make docs does, into a
+// fresh directory: it writes the pages the checked-in ones are, --check
+// passes on them and fails, naming the page, once one is edited.
+func TestDocsCommand(t *testing.T) {
+	bin := binarytest.Path(t)
+	dir := filepath.Join(t.TempDir(), "components")
+	if out, err := exec.Command(bin, "docs", "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("docs: %v\n%s", err, out)
+	}
+	for _, rel := range []string{"README.md", "inputs/paimon.md", "outputs/paimon.md", "metrics/prometheus.md"} {
+		got, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(componentDocsDir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("docs wrote a %s that differs from the checked-in one", rel)
+		}
+	}
+	if out, err := exec.Command(bin, "docs", "--check", "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("docs --check on fresh pages: %v\n%s", err, out)
+	}
+	page := filepath.Join(dir, "outputs", "paimon.md")
+	if err := os.WriteFile(page, []byte("stale\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "docs", "--check", "--dir", dir).CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("docs --check on an edited page: %v, want exit status 1\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "outputs/paimon.md: differs from the spec") || !strings.Contains(string(out), "run `make docs`") {
+		t.Fatalf("docs --check output does not name the page and the fix:\n%s", out)
 	}
 }

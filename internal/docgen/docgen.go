@@ -87,6 +87,8 @@ type walker struct {
 	walk func(func(string, *service.ConfigView))
 }
 
+// walkers lists every kind of component an environment holds, so that a
+// component of any kind the binary adds gets its page.
 func walkers(env *service.Environment) []walker {
 	return []walker{
 		{"input", env.WalkInputs},
