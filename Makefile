@@ -100,7 +100,7 @@ docs:
 
 # The stamps of release builds and images; override on the command line
 # (make release VERSION=v0.2.0).
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 DATE    ?= $(shell git log -1 --format=%cI HEAD 2>/dev/null || echo unknown)
 IMAGE   ?= benthos-paimon:$(VERSION)

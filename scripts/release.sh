@@ -8,8 +8,8 @@
 # Default DIR: dist. Binaries are DIR/benthos-paimon-OS-ARCH.
 # VERSION, COMMIT and DATE come from the environment when set (the
 # Dockerfile passes them, having no .git), else from git: the tag
-# (git describe), the short commit and its date; "dev"/"unknown" when
-# there is no git either.
+# (git describe; "dev" when no tag reaches HEAD), the short commit and
+# its date ("unknown" without git).
 #
 # `make release` and the Dockerfile's build stage both run this script,
 # so a container and a downloaded binary are built the same way
@@ -28,7 +28,7 @@ fi
 
 cd "$(dirname "$0")/.."
 git_or() { git "$@" 2>/dev/null || true; }
-VERSION=${VERSION:-$(git_or describe --tags --always --dirty)}
+VERSION=${VERSION:-$(git_or describe --tags --dirty)}
 COMMIT=${COMMIT:-$(git_or rev-parse --short=12 HEAD)}
 DATE=${DATE:-$(git_or log -1 --format=%cI HEAD)}
 VERSION=${VERSION:-dev}
