@@ -87,3 +87,33 @@ bench: s3
 
 clean:
 	rm -rf bin warehouse
+
+# --- Reference docs, release builds and the container image ---------------
+
+.PHONY: docs release image
+
+# Regenerates docs/components (one page per component this binary adds to
+# Benthos' own, from the config specs). TestComponentDocsUpToDate fails
+# when the checked-in pages are stale.
+docs:
+	$(GO) run . docs --dir docs/components
+
+# The stamps of release builds and images; override on the command line
+# (make release VERSION=v0.2.0).
+VERSION ?= $(shell git describe --tags --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+DATE    ?= $(shell git log -1 --format=%cI HEAD 2>/dev/null || echo unknown)
+IMAGE   ?= benthos-paimon:$(VERSION)
+
+# Static binaries (CGO_ENABLED=0) for linux and darwin on amd64 and arm64
+# into dist/, stamped, with dist/SHA256SUMS. The Dockerfile runs the same
+# script. PLATFORMS=linux/amd64 for one.
+PLATFORMS ?=
+release:
+	VERSION=$(VERSION) COMMIT=$(COMMIT) DATE=$(DATE) bash scripts/release.sh -o dist $(PLATFORMS)
+
+# The container image (Dockerfile). Needs docker and its daemon; CI does not.
+image:
+	@command -v docker >/dev/null 2>&1 || { echo "make image: docker is not installed" >&2; exit 1; }
+	@docker info >/dev/null 2>&1 || { echo "make image: the docker daemon is not reachable (docker info fails)" >&2; exit 1; }
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg DATE=$(DATE) -t $(IMAGE) .

@@ -10,6 +10,7 @@ import (
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/version"            // build stamps (-ldflags -X)
 	"github.com/benthos-paimon/benthos-paimon/plugin/command"              // the paimon commands
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"       // registers the paimon input
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"        // registers the pg_cdc input
@@ -17,11 +18,19 @@ import (
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"      // registers the paimon output
 )
 
+// documentationURL is what the CLI help points at: this project's docs,
+// not Benthos' site. Benthos also appends its own paths to it (e.g.
+// /guides/bloblang/about in `blobl --help`), which do not exist here.
+const documentationURL = "https://github.com/benthos-paimon/benthos-paimon/tree/main/docs"
+
 func main() {
 	service.RunCLI(context.Background(),
 		service.CLIOptSetBinaryName("benthos-paimon"),
 		service.CLIOptSetProductName("benthos-paimon"),
+		service.CLIOptSetVersion(version.String(), version.Date),
+		service.CLIOptSetDocumentationURL(documentationURL),
 		service.CLIOptAddCommand(demoCommand()),
+		service.CLIOptAddCommand(docsCommand()),
 		command.CLIOpt(),
 	)
 }

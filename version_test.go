@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+)
+
+// TestVersionFlagUnstamped runs `benthos-paimon --version` on a plain
+// `go build`: it says dev, not a release or Benthos' version.
+// TestReleaseScriptHostBinary checks a stamped build.
+func TestVersionFlagUnstamped(t *testing.T) {
+	out, err := exec.Command(binarytest.Path(t), "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--version: %v\n%s", err, out)
+	}
+	if got, want := string(out), "Version: dev (commit unknown)\nDate: unknown\n"; got != want {
+		t.Fatalf("--version printed %q, want %q", got, want)
+	}
+}
+
+// TestHelpNamesThisBinary checks that the CLI help names benthos-paimon
+// and points at this project's docs rather than Benthos' site.
+func TestHelpNamesThisBinary(t *testing.T) {
+	out, err := exec.Command(binarytest.Path(t), "--help").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--help: %v\n%s", err, out)
+	}
+	help := string(out)
+	for _, want := range []string{"benthos-paimon - ", documentationURL, "Either run benthos-paimon as a stream processor", "docs", "paimon", "demo"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "benthos.dev") {
+		t.Errorf("help points at benthos.dev:\n%s", help)
+	}
+}
