@@ -598,9 +598,11 @@ func createTableField() *service.ConfigField {
 			Example([]any{"dt"}).
 			Example([]any{"dt", "region"}),
 		service.NewIntField(fieldCTBucket).
-			Description("The number of buckets per partition: `-1` (the default) for a bucket-unaware table, whose rows all "+
-				"go to `bucket-0` and which any number of writers can append to; or a positive number N with "+
-				"`bucket_key`, which hashes each row's key into one of N buckets as Java Paimon does.").
+			Description("The number of buckets per partition: `-1` (the default) for a bucket-unaware append table, whose rows "+
+				"all go to `bucket-0` and which any number of writers can append to, or for a primary-key table Paimon's "+
+				"dynamic buckets (keys are assigned to buckets of at most `dynamic-bucket.target-row-num` keys, recorded in "+
+				"HASH index files; one writer per partition at a time, and the primary key must contain every partition "+
+				"key); or a positive number N, which hashes each row's bucket key into one of N buckets as Java Paimon does.").
 			Default(-1).
 			LintRule(`root = if this == 0 || this < -1 { [ "create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets" ] }`),
 		service.NewStringListField(fieldCTBucketKey).
@@ -648,7 +650,6 @@ let routed = this.table.or("").contains("${!") || this.database.or("").contains(
 root = [
   if $ct.enabled.or(false) && $ct.schema.or([]).length() == 0 && !$routed { "create_table.schema is required when create_table.enabled is true" },
   if $bucket > 0 && $bks.length() == 0 && $prk.length() == 0 && !$routed { "create_table.bucket_key is required when create_table.bucket is positive: Paimon append tables hash rows by an explicit bucket key" },
-  if $prk.length() > 0 && $bucket <= 0 { "create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet" },
   if $prk.length() != $prk.unique().length() { "create_table.primary_keys has duplicates" },
   if $bucket == -1 && $bks.length() > 0 { "create_table.bucket_key needs a positive create_table.bucket; with bucket -1 (bucket-unaware) there is nothing to hash into" },
   if $names.length() != $names.unique().length() { "create_table.schema has duplicate column names" },
@@ -899,9 +900,6 @@ func (ct CreateTable) Validate() error {
 		return errors.New("create_table.bucket_key is required when create_table.bucket is positive")
 	}
 	if len(ct.PrimaryKeys) > 0 {
-		if ct.Bucket <= 0 {
-			return errors.New("create_table.primary_keys needs a positive create_table.bucket: dynamic-bucket primary-key tables are not written yet")
-		}
 		if err := checkKeys("primary_keys", ct.PrimaryKeys, ct.Fields); err != nil {
 			return err
 		}

@@ -119,3 +119,60 @@ maintenance: { enabled: false }
 		}
 	}
 }
+
+// TestOutputDynamicBucket: a primary-key table with bucket -1 is written
+// with Paimon's dynamic buckets: keys spread over several buckets of at
+// most dynamic-bucket.target-row-num keys, each key in one bucket across
+// batches, and the merged table equals the changes.
+func TestOutputDynamicBucket(t *testing.T) {
+	o := openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+  options: { dynamic-bucket.target-row-num: "20" }
+maintenance: { enabled: false }
+`, t.TempDir()))
+	ctx := context.Background()
+	want := map[int64]string{}
+	for b := range 5 {
+		var batch service.MessageBatch
+		for i := range 30 {
+			id := int64((b*13 + i*7) % 70)
+			m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"b%d-%d"}`, id, b, i)))
+			m.MetaSetMut("operation", "update")
+			batch = append(batch, m)
+			want[id] = fmt.Sprintf("b%d-%d", b, i)
+		}
+		if err := o.WriteBatch(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tbl := o.staticSink().tbl
+	rows, err := tbl.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]string{}
+	for _, r := range rows {
+		if _, dup := got[r[0].(int64)]; dup {
+			t.Fatalf("key %v twice", r[0])
+		}
+		got[r[0].(int64)] = r[1].(string)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows %v\nwant %v", got, want)
+	}
+	s, err := tbl.Snapshots().Latest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, err := tbl.PartitionStats(ctx, s)
+	if err != nil || len(stats) != 1 || stats[0].Buckets < 3 {
+		t.Fatalf("buckets %+v %v, want at least 3 (70 keys, 20 per bucket)", stats, err)
+	}
+}
