@@ -162,6 +162,7 @@ paimon:
   warehouse: %s
   database: rel
   table: bad
+  keep_input_batches: true # the input's batch reaches the output whole, so its BatchError does too
   create_table:
     enabled: true
     schema:

@@ -65,6 +65,7 @@ output:
     table: conc
     commit_user: writer-%d
     max_in_flight: 1
+    keep_input_batches: true # each generated batch is one commit
     maintenance:
       enabled: false
     create_table:
