@@ -53,9 +53,20 @@ const (
 //
 // Fixed-bucket and dynamic-bucket tables (bucket = -1 with every partition
 // key in the primary key; see dynamicBuckets) with the deduplicate,
-// partial-update or aggregation engine and changelog-producer none or input
-// are written; other options are refused (ErrUnsupportedTable). It is not
-// safe for concurrent use.
+// partial-update or aggregation engine and changelog-producer none, input
+// or lookup are written; other options are refused (ErrUnsupportedTable).
+// It is not safe for concurrent use.
+//
+// With changelog-producer lookup, Prepare compacts each written bucket's
+// level 0 up (ForceUpLevel0Compaction) and the compaction writes the
+// changelog (LookupMergeTreeCompactRewriter): the commit is an APPEND
+// snapshot with the level-0 files and a COMPACT snapshot that moves them
+// up and carries the changelog, as Java's writers do with lookup-wait =
+// true (the default). lakecore always waits: lookup-wait = false and
+// lookup-compact = gentle give the same files as a Java compaction that
+// finished before its checkpoint. A writer without compaction (write-only,
+// DisableCompaction) leaves level 0 to a compaction job (Table.Compact),
+// which then writes the changelog.
 //
 // A dynamic-bucket table takes one writer at a time, as in Java ("Dynamic
 // Bucket only support single write job"): two writers that both see a new
@@ -104,15 +115,25 @@ type KeyValueWriter struct {
 	dropUpdateBefore     bool
 	dropDeletes          bool
 	fileUUID, extension  string
-	// changelogPrefix is set for changelog-producer input: every change is
-	// also written, unmerged, to changelog files with this prefix.
+	// changelogPrefix is the name prefix of changelog files
+	// (changelog-file.prefix).
 	changelogPrefix string
-	fileCounter     int64
-	buckets         map[string]*kvBucket
-	order           []*kvBucket
-	closed          []string
-	nextSeq         map[string]int64
-	failed          error
+	// inputChangelog is changelog-producer input: every change is also
+	// written, unmerged, to changelog files.
+	inputChangelog bool
+	// lookupChangelog is changelog-producer lookup: level 0 is compacted
+	// up at every Prepare and the compaction writes the changelog
+	// (ForceUpLevel0Compaction, LookupMergeTreeCompactRewriter).
+	lookupChangelog bool
+	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
+	// when off.
+	rowEqual    func(a, b []any) bool
+	fileCounter int64
+	buckets     map[string]*kvBucket
+	order       []*kvBucket
+	closed      []string
+	nextSeq     map[string]int64
+	failed      error
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -139,6 +160,12 @@ type kvBucket struct {
 	compactBefore, compactAfter []manifest.DataFileMeta
 	// changelog are the input changelog files since the last Prepare.
 	changelog []manifest.DataFileMeta
+	// compactChangelog are the changelog files of the lookup compaction
+	// since the last Prepare (CompactIncrement.changelogFiles).
+	compactChangelog []manifest.DataFileMeta
+	// lookup caches the records of the bucket's files above level 0 for
+	// lookup compactions; nil until the first one.
+	lookup *levelLookup
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
@@ -253,11 +280,16 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
 		w.extension = "." + ext + ".parquet"
 	}
-	if engine.ChangelogProducer == "input" {
-		w.changelogPrefix = "changelog-" // changelog-file.prefix
-		if v, ok := s.Options["changelog-file.prefix"]; ok {
-			w.changelogPrefix = v
-		}
+	w.changelogPrefix = "changelog-" // changelog-file.prefix
+	if v, ok := s.Options["changelog-file.prefix"]; ok {
+		w.changelogPrefix = v
+	}
+	w.inputChangelog = engine.ChangelogProducer == "input"
+	w.lookupChangelog = engine.ChangelogProducer == "lookup"
+	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
+		return fail(err)
+	} else if dedup {
+		w.rowEqual = mergetree.RowEqualiser(s.Fields, opts.ChangelogRowDeduplicateIgnoreFields())
 	}
 	if w.numBuckets == -1 {
 		target, err := opts.DynamicBucketTargetRowNum()
@@ -322,8 +354,8 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 	if e.DeletionVectors {
 		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
 	}
-	if e.ChangelogProducer != "none" && e.ChangelogProducer != "input" {
-		return fmt.Errorf("%w: changelog-producer = %s needs lookup or full compaction: set it to none or input", ErrUnsupportedTable, e.ChangelogProducer)
+	if e.ChangelogProducer == "full-compaction" {
+		return fmt.Errorf("%w: changelog-producer = full-compaction needs full-compaction changelogs: set it to none, input or lookup", ErrUnsupportedTable)
 	}
 	for _, k := range []string{"rowkind.field", "data-file.thin-mode", "file.format.per.level", "force-lookup"} {
 		if v, ok := s.Options[k]; ok && !strings.EqualFold(v, "false") {
@@ -562,7 +594,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	}
 	order := &w.engine.Order
 	slices.SortStableFunc(b.buf, order.Compare)
-	if w.changelogPrefix != "" {
+	if w.inputChangelog {
 		if err := w.writeChangelog(ctx, b); err != nil {
 			return err
 		}
@@ -839,15 +871,15 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			return nil, w.fail(err)
 		}
 		b.files = append(b.files, b.done...)
-		if w.compaction != nil && len(b.done) > 0 {
+		if w.compaction != nil && (len(b.done) > 0 || (w.lookupChangelog && hasLevel0Files(b.files))) {
 			if err := w.compact(ctx, b); err != nil {
 				return nil, w.fail(err)
 			}
 		}
 		if len(b.done) > 0 || len(b.compactBefore) > 0 || len(b.changelog) > 0 {
 			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
-				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog})
-			b.done, b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil, nil
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog, CompactChangelog: b.compactChangelog})
+			b.done, b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil, nil
 		}
 		if active {
 			kept = append(kept, b)
@@ -881,7 +913,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	w.buffered = 0
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
-		b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil
+		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil
@@ -917,4 +949,9 @@ func (w *KeyValueWriter) writeChangelog(ctx context.Context, b *kvBucket) error 
 		}
 	}
 	return files.close()
+}
+
+// hasLevel0Files reports whether any of files is on level 0.
+func hasLevel0Files(files []manifest.DataFileMeta) bool {
+	return slices.ContainsFunc(files, func(f manifest.DataFileMeta) bool { return f.Level == 0 })
 }
