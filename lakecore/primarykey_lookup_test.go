@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -174,6 +175,7 @@ func TestLookupChangelog(t *testing.T) {
 				assertRows(t, rows, model.all())
 				if !c.writeOnly || id%3 == 0 {
 					assertNoLevel0(t, tbl, snap)
+					assertLookupChangelogFiles(t, tbl, snap)
 				}
 			}
 			if c.writeOnly {
@@ -271,4 +273,33 @@ func replayChangelog(t *testing.T, tbl *lakecore.Table) (map[int64][]any, int) {
 		}
 	}
 	return state, equal
+}
+
+// assertLookupChangelogFiles checks the changelog files of a COMPACT
+// snapshot as Java writes them (KeyValueFileWriterFactory
+// createRollingChangelogFileWriter): named changelog-<uuid>-<n>.parquet,
+// file source APPEND, above level 0, and the snapshot's
+// changelogRecordCount their row count.
+func assertLookupChangelogFiles(t *testing.T, tbl *lakecore.Table, snap *snapshot.Snapshot) {
+	t.Helper()
+	plan, err := tbl.Planner().Changelog(context.Background(), snap, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for _, sp := range plan.Splits {
+		for _, f := range sp.Files {
+			rows += f.RowCount
+			if !strings.HasPrefix(f.FileName, "changelog-") || !strings.HasSuffix(f.FileName, ".parquet") || f.Level == 0 ||
+				f.FileSource == nil || *f.FileSource != 0 || f.DeleteRowCount == nil {
+				t.Errorf("snapshot %d: changelog file %s: level %d, file source %v", snap.ID, f.FileName, f.Level, f.FileSource)
+			}
+		}
+	}
+	if len(plan.Splits) > 0 && snap.CommitKind != snapshot.CommitCompact {
+		t.Errorf("snapshot %d (%s) has changelog files", snap.ID, snap.CommitKind)
+	}
+	if rows > 0 && (snap.ChangelogRecordCount == nil || *snap.ChangelogRecordCount != rows) {
+		t.Errorf("snapshot %d: changelogRecordCount %v, want %d", snap.ID, snap.ChangelogRecordCount, rows)
+	}
 }
