@@ -141,3 +141,59 @@ func valueEqual(a, b any) bool {
 	}
 	return reflect.DeepEqual(a, b)
 }
+
+// FirstRowChangelog is FirstRowMergeFunctionWrapper, the merge function of
+// a lookup compaction of a first-row table: a key with a compacted record
+// above level 0 keeps its first record and produces no changelog; a key
+// only on level 0 that Contains finds above the output level is dropped
+// (its first row is already there); any other key is new, kept, and its
+// record (as written, +I or +U) is its changelog. Changelog records
+// accumulate until Drain, as LookupChangelog's do.
+type FirstRowChangelog struct {
+	Fn *FirstRow
+	// Contains reports whether the key of value has a record in the levels
+	// above the output level.
+	Contains func(value []any) (bool, error)
+
+	high      bool
+	changelog []*KeyValue
+}
+
+// Reset implements MergeFunction.
+func (c *FirstRowChangelog) Reset() {
+	c.Fn.Reset()
+	c.high = false
+}
+
+// Add implements MergeFunction.
+func (c *FirstRowChangelog) Add(r *KeyValue) error {
+	if err := c.Fn.Add(r); err != nil {
+		return err
+	}
+	// FirstRowMergeFunction.add: a skipped retract does not count.
+	if r.Level > 0 && !(c.Fn.IgnoreDelete && r.Kind.IsRetract()) {
+		c.high = true
+	}
+	return nil
+}
+
+// Result implements MergeFunction.
+func (c *FirstRowChangelog) Result() (*KeyValue, error) {
+	r, err := c.Fn.Result()
+	if err != nil || r == nil || c.high {
+		return r, err
+	}
+	found, err := c.Contains(r.Value)
+	if err != nil || found {
+		return nil, err
+	}
+	c.changelog = append(c.changelog, r)
+	return r, nil
+}
+
+// Drain returns the changelog records produced since the last Drain.
+func (c *FirstRowChangelog) Drain() []*KeyValue {
+	out := c.changelog
+	c.changelog = nil
+	return out
+}

@@ -53,9 +53,15 @@ const (
 //
 // Fixed-bucket and dynamic-bucket tables (bucket = -1 with every partition
 // key in the primary key; see dynamicBuckets) with the deduplicate,
-// partial-update or aggregation engine and changelog-producer none, input
-// or lookup are written; other options are refused (ErrUnsupportedTable).
-// It is not safe for concurrent use.
+// partial-update, aggregation or first-row engine and changelog-producer
+// none, input or lookup are written; other options are refused
+// (ErrUnsupportedTable). It is not safe for concurrent use.
+//
+// A first-row table is compacted like a lookup table: Prepare compacts
+// each written bucket's level 0 up (its level-0 files are invisible to
+// batch reads until then), keeping each key's first row; with
+// changelog-producer lookup the compaction's changelog holds the record
+// of each new key.
 //
 // With changelog-producer lookup, Prepare compacts each written bucket's
 // level 0 up (ForceUpLevel0Compaction) and the compaction writes the
@@ -121,9 +127,13 @@ type KeyValueWriter struct {
 	// inputChangelog is changelog-producer input: every change is also
 	// written, unmerged, to changelog files.
 	inputChangelog bool
-	// lookupChangelog is changelog-producer lookup: level 0 is compacted
-	// up at every Prepare and the compaction writes the changelog
-	// (ForceUpLevel0Compaction, LookupMergeTreeCompactRewriter).
+	// needLookup is CoreOptions.needLookup (changelog-producer lookup or
+	// merge-engine first-row): level 0 is compacted up at every Prepare
+	// (ForceUpLevel0Compaction) by LookupMergeTreeCompactRewriter, which
+	// looks up each level-0 key in the levels above.
+	needLookup bool
+	// lookupChangelog is changelog-producer lookup: those compactions
+	// write the changelog.
 	lookupChangelog bool
 	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
 	// when off.
@@ -286,6 +296,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	}
 	w.inputChangelog = engine.ChangelogProducer == "input"
 	w.lookupChangelog = engine.ChangelogProducer == "lookup"
+	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
 	} else if dedup {
@@ -347,9 +358,6 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 		}
 	case n < 1:
 		return fmt.Errorf("%w: bucket = %d: set 'bucket' to a fixed number of buckets", ErrUnsupportedTable, n)
-	}
-	if e.Name == mergetree.EngineFirstRow {
-		return fmt.Errorf("%w: merge-engine = first-row needs lookup compaction: use deduplicate, partial-update or aggregation", ErrUnsupportedTable)
 	}
 	if e.DeletionVectors {
 		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
@@ -413,6 +421,12 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	}
 	if (kind == kv.UpdateBefore && w.dropUpdateBefore) || (kind == kv.Delete && w.dropDeletes) {
 		return nil
+	}
+	if kind.IsRetract() && w.engine.Name == mergetree.EngineFirstRow {
+		// Java fails the whole write when FirstRowMergeFunction meets it;
+		// refusing the one change keeps the writer usable.
+		return fmt.Errorf("write to %s: %w: %w: merge-engine first-row got a %s change; set 'ignore-delete' to ignore DELETE and UPDATE_BEFORE changes",
+			w.dataDir, ErrInvalidRow, mergetree.ErrRetractNotAccepted, kind)
 	}
 	for _, j := range w.keyIdx {
 		if row[j] == nil {
@@ -871,7 +885,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			return nil, w.fail(err)
 		}
 		b.files = append(b.files, b.done...)
-		if w.compaction != nil && (len(b.done) > 0 || (w.lookupChangelog && hasLevel0Files(b.files))) {
+		if w.compaction != nil && (len(b.done) > 0 || (w.needLookup && hasLevel0Files(b.files))) {
 			if err := w.compact(ctx, b); err != nil {
 				return nil, w.fail(err)
 			}

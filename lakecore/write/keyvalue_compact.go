@@ -86,7 +86,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 				unit.Files = append(unit.Files, r.Files...)
 			}
 		}
-	} else if w.lookupChangelog {
+	} else if w.needLookup {
 		unit, ok = u.PickForceUpLevel0(runs, numLevels)
 	} else {
 		unit, ok = u.Pick(runs, numLevels)
@@ -114,7 +114,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 	// whose candidate holds a level-0 file ChangelogMergeTreeRewriter's
 	// rewriteOrProduceChangelog (rewriteLookupChangelog).
 	rewrite := func(candidate [][]mergetree.SortedRun) error {
-		if w.lookupChangelog && out != 0 && hasLevel0(b.files, candidate) {
+		if w.needLookup && out != 0 && hasLevel0(b.files, candidate) {
 			return w.rewriteChangelog(ctx, b, candidate, out, dropDelete, true, &before, &after, &changelog)
 		}
 		return w.rewrite(ctx, b, candidate, out, dropDelete, &before, &after)
@@ -128,11 +128,12 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 		if f.Level == out {
 			return nil
 		}
-		if w.lookupChangelog && f.Level == 0 {
+		if w.needLookup && f.Level == 0 {
 			// LookupMergeTreeCompactRewriter.upgradeStrategy: a level-0
 			// file is read for its changelog, and rewritten unless it goes
 			// to the top level or the engine keeps the latest record
-			// anyway (deduplicate without sequence.field); deletes are kept
+			// anyway (deduplicate without sequence.field; not first-row,
+			// which drops keys found above); deletes are kept
 			// (forceDropDelete is for deletion vectors only).
 			rewriteFile := out != maxLevel && !(w.engine.Name == mergetree.EngineDeduplicate && len(w.engine.Order.Sequence.Fields) == 0)
 			return w.rewriteChangelog(ctx, b, single, out, false, rewriteFile, &before, &after, &changelog)

@@ -137,6 +137,13 @@ func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manife
 	return recs, nil
 }
 
+// changelogMerge is a merge function of a lookup compaction, which also
+// returns the changelog of the keys merged so far.
+type changelogMerge interface {
+	mergetree.MergeFunction
+	Drain() []*mergetree.KeyValue
+}
+
 // forget drops the records of files no longer among live.
 func (l *levelLookup) forget(live []manifest.DataFileMeta) {
 	keep := make(map[string]bool, len(live))
@@ -183,14 +190,26 @@ func (w *KeyValueWriter) rewriteChangelog(ctx context.Context, b *kvBucket, cand
 		if err != nil {
 			return abort(err)
 		}
-		inner, ok := fn.(*mergetree.Lookup)
-		if !ok {
-			return abort(fmt.Errorf("compact bucket %d of %s: merge function %T of a lookup table is not a lookup merge function", b.bucket, b.dir, fn))
+		var wrapper changelogMerge
+		switch inner := fn.(type) {
+		case *mergetree.Lookup:
+			wrapper = &mergetree.LookupChangelog{Fn: inner, LookupAbove: lookup, Equal: w.rowEqual, Sequence: w.engine.Order.Sequence}
+		case *mergetree.FirstRow:
+			// LookupLevels with PersistEmptyProcessor: only whether the key
+			// is there counts.
+			wrapper = &mergetree.FirstRowChangelog{Fn: inner, Contains: func(value []any) (bool, error) {
+				r, err := lookup(value)
+				return r != nil, err
+			}}
+		default:
+			return abort(fmt.Errorf("compact bucket %d of %s: merge function %T of a lookup table is neither a lookup nor a first-row merge function", b.bucket, b.dir, fn))
 		}
-		wrapper := &mergetree.LookupChangelog{Fn: inner, LookupAbove: lookup, Equal: w.rowEqual, Sequence: w.engine.Order.Sequence}
 		m := mergetree.NewSortMergeReaderWrapped(&w.engine.Order, wrapper, readers)
 		drain := func() error {
 			for _, r := range wrapper.Drain() {
+				if !w.lookupChangelog {
+					continue // changelog-producer none: compaction without changelog
+				}
 				if err := logs.add(ctx, r); err != nil {
 					return err
 				}
