@@ -43,6 +43,8 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 		{"pk_dedupe_lookup_rowdedup_b1", "deduplicate", false, "1", map[string]string{"changelog-producer": "lookup", "changelog-producer.row-deduplicate": "true", "num-sorted-run.compaction-trigger": "3"}},
 		{"pk_partial_update_lookup", "partial-update", false, "2", map[string]string{"changelog-producer": "lookup"}},
 		{"pk_aggregation_lookup", "aggregation", true, "2", map[string]string{"changelog-producer": "lookup", "fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},
+		{"pk_first_row", "first-row", false, "2", map[string]string{"ignore-delete": "true"}},
+		{"pk_first_row_lookup", "first-row", true, "2", map[string]string{"ignore-delete": "true", "changelog-producer": "lookup"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -119,7 +121,7 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 				ids := []int64{snap.ID}
 				if snap.CommitKind == "COMPACT" {
 					compacts++
-					if c.options["changelog-producer"] == "lookup" && snap.ID > 1 {
+					if (c.options["changelog-producer"] == "lookup" || c.engine == "first-row") && snap.ID > 1 {
 						// The APPEND snapshot before the lookup compaction
 						// holds the level-0 files readers merge too.
 						ids = []int64{snap.ID - 1, snap.ID}
