@@ -24,7 +24,8 @@ import (
 // buckets, then lakecore continues Java's, each writer restoring the
 // others' levels and sequence numbers. After every phase Java 1.4.2, Java
 // 2.0.0 and lakecore read the same rows, equal to a map model of all the
-// changes in order (deduplicate: the last change of a key wins).
+// changes in order (deduplicate: the last change of a key wins; first-row
+// with ignore-delete: the first).
 //
 // With changelog-producer lookup every writer compacts level 0 up at each
 // commit and writes its changelog; after every phase the changelog from
@@ -38,6 +39,7 @@ func TestPKMixedWriters(t *testing.T) {
 	}{
 		{"", nil},
 		{"lookup ", map[string]string{"changelog-producer": "lookup"}},
+		{"first-row lookup ", map[string]string{"changelog-producer": "lookup", "merge-engine": "first-row", "ignore-delete": "true"}},
 	} {
 		for _, javaWriter := range []string{java1, java2} {
 			testPKMixedWriters(t, tc.name, tc.options, javaWriter)
@@ -85,6 +87,12 @@ func testPKMixedWriters(t *testing.T, name string, options map[string]string, ja
 				}
 				out = append(out, [2]any{kind, row})
 				key := fmt.Sprint(row[1], "/", row[0])
+				if options["merge-engine"] == "first-row" { // ignore-delete: the first row stays
+					if _, ok := model[key]; !ok && kind != kv.Delete {
+						model[key] = row
+					}
+					continue
+				}
 				if kind == kv.Delete {
 					delete(model, key)
 				} else {
