@@ -159,28 +159,16 @@ func TestFirstRowWrite(t *testing.T) {
 				}
 			}
 			log := map[int64][]any{}
-			ss := tbl.NewStreamScan(scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 1, Bounded: true})
-			for {
-				plan, err := ss.Next(ctx)
-				if errors.Is(err, scan.ErrEndOfScan) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := tbl.ReadChanges(ctx, plan, func(kinds []kv.RowKind, rs [][]any) error {
-					for i, r := range rs {
-						k := r[0].(int64)
-						if _, dup := log[k]; dup || kinds[i].IsRetract() || plan.Snapshot.CommitKind != snapshot.CommitCompact {
-							return fmt.Errorf("snapshot %d (%s): changelog %s %v (key seen before: %v)", plan.Snapshot.ID, plan.Snapshot.CommitKind, kinds[i], r, dup)
-						}
-						log[k] = r
+			streamFromFirst(t, tbl, func(plan *scan.StreamPlan, kinds []kv.RowKind, rs [][]any) error {
+				for i, r := range rs {
+					k := r[0].(int64)
+					if _, dup := log[k]; dup || kinds[i].IsRetract() || plan.Snapshot.CommitKind != snapshot.CommitCompact {
+						return fmt.Errorf("snapshot %d (%s): changelog %s %v (key seen before: %v)", plan.Snapshot.ID, plan.Snapshot.CommitKind, kinds[i], r, dup)
 					}
-					return nil
-				}); err != nil {
-					t.Fatal(err)
+					log[k] = r
 				}
-			}
+				return nil
+			})
 			assertRows(t, rows(log), rows(model))
 		})
 	}

@@ -2,7 +2,6 @@ package lakecore_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -221,57 +220,44 @@ func assertNoLevel0(t *testing.T, tbl *lakecore.Table, snap *snapshot.Snapshot) 
 // number of -U/+U pairs with equal rows.
 func replayChangelog(t *testing.T, tbl *lakecore.Table) (map[int64][]any, int) {
 	t.Helper()
-	ctx := context.Background()
 	state := map[int64][]any{}
 	equal := 0
 	var pendingBefore []any
-	ss := tbl.NewStreamScan(scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 1, Bounded: true})
-	for {
-		plan, err := ss.Next(ctx)
-		if errors.Is(err, scan.ErrEndOfScan) {
-			break
+	streamFromFirst(t, tbl, func(plan *scan.StreamPlan, kinds []kv.RowKind, rows [][]any) error {
+		if plan.Snapshot.CommitKind != snapshot.CommitCompact {
+			return fmt.Errorf("snapshot %d (%s) carries changelog", plan.Snapshot.ID, plan.Snapshot.CommitKind)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tbl.ReadChanges(ctx, plan, func(kinds []kv.RowKind, rows [][]any) error {
-			if plan.Snapshot.CommitKind != snapshot.CommitCompact {
-				return fmt.Errorf("snapshot %d (%s) carries changelog", plan.Snapshot.ID, plan.Snapshot.CommitKind)
-			}
-			for i, row := range rows {
-				k := row[0].(int64)
-				old, ok := state[k]
-				switch kinds[i] {
-				case kv.Insert:
-					if ok {
-						return fmt.Errorf("snapshot %d: +I %v of a key holding %v", plan.Snapshot.ID, row, old)
-					}
-					state[k] = row
-				case kv.UpdateBefore, kv.Delete:
-					if !ok || fmt.Sprint(old) != fmt.Sprint(row) {
-						return fmt.Errorf("snapshot %d: %s %v retracts a key holding %v (present %v)", plan.Snapshot.ID, kinds[i], row, old, ok)
-					}
-					delete(state, k)
-					pendingBefore = nil
-					if kinds[i] == kv.UpdateBefore {
-						pendingBefore = row
-					}
-				case kv.UpdateAfter:
-					if pendingBefore == nil || pendingBefore[0] != row[0] {
-						return fmt.Errorf("snapshot %d: +U %v without its -U", plan.Snapshot.ID, row)
-					}
-					if fmt.Sprint(pendingBefore) == fmt.Sprint(row) {
-						equal++
-					}
-					pendingBefore = nil
-					state[k] = row
+		for i, row := range rows {
+			k := row[0].(int64)
+			old, ok := state[k]
+			switch kinds[i] {
+			case kv.Insert:
+				if ok {
+					return fmt.Errorf("snapshot %d: +I %v of a key holding %v", plan.Snapshot.ID, row, old)
 				}
+				state[k] = row
+			case kv.UpdateBefore, kv.Delete:
+				if !ok || fmt.Sprint(old) != fmt.Sprint(row) {
+					return fmt.Errorf("snapshot %d: %s %v retracts a key holding %v (present %v)", plan.Snapshot.ID, kinds[i], row, old, ok)
+				}
+				delete(state, k)
+				pendingBefore = nil
+				if kinds[i] == kv.UpdateBefore {
+					pendingBefore = row
+				}
+			case kv.UpdateAfter:
+				if pendingBefore == nil || pendingBefore[0] != row[0] {
+					return fmt.Errorf("snapshot %d: +U %v without its -U", plan.Snapshot.ID, row)
+				}
+				if fmt.Sprint(pendingBefore) == fmt.Sprint(row) {
+					equal++
+				}
+				pendingBefore = nil
+				state[k] = row
 			}
-			return nil
-		}); err != nil {
-			t.Fatal(err)
 		}
-	}
+		return nil
+	})
 	return state, equal
 }
 
