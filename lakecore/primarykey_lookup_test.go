@@ -289,3 +289,84 @@ func assertLookupChangelogFiles(t *testing.T, tbl *lakecore.Table, snap *snapsho
 		t.Errorf("snapshot %d: changelogRecordCount %v, want %d", snap.ID, snap.ChangelogRecordCount, rows)
 	}
 }
+
+// TestLookupUpgradeStrategy: a level-0 file alone in its section goes up a
+// level as LookupMergeTreeCompactRewriter.upgradeStrategy says. A big
+// first commit sits at the top level; a small second one of new keys is
+// compacted alone to the level below it, upgraded as the same file when the
+// engine keeps the latest record anyway (deduplicate without
+// sequence.field), rewritten otherwise; either way each of its keys gets a
+// +I changelog record at that level.
+func TestLookupUpgradeStrategy(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		options map[string]string
+		upgrade bool
+	}{
+		{"deduplicate", nil, true},
+		{"deduplicate with sequence.field", map[string]string{"sequence.field": "b"}, false},
+		{"partial-update", map[string]string{"merge-engine": "partial-update"}, false},
+		{"first-row", map[string]string{"merge-engine": "first-row"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			opts := map[string]string{"bucket": "1", "changelog-producer": "lookup"}
+			for k, v := range c.options {
+				opts[k] = v
+			}
+			fio, err := storage.NewLocal(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+				Fields: []types.DataField{
+					{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()},
+				},
+				PrimaryKeys: []string{"k"}, Options: opts,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			committer := tbl.NewCommitter("test")
+			w, err := tbl.NewKeyValueWriter(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for id, keys := range [][2]int64{{0, 2000}, {5000, 5010}} {
+				for k := keys[0]; k < keys[1]; k++ {
+					if err := w.Write(ctx, kv.Insert, []any{k, fmt.Sprintf("value-%d", k*7919), k}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				msgs, err := w.Prepare(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(msgs) != 1 || len(msgs[0].NewFiles) != 1 || len(msgs[0].CompactAfter) != 1 {
+					t.Fatalf("commit %d: messages %+v, want one new file compacted into one", id+1, msgs)
+				}
+				m := msgs[0]
+				wantLevel := int32(5) // the top level, then the level below it
+				if id == 1 {
+					wantLevel = 4
+				}
+				after, log := m.CompactAfter[0], m.CompactChangelog
+				if after.Level != wantLevel {
+					t.Errorf("commit %d: compacted to level %d, want %d", id+1, after.Level, wantLevel)
+				}
+				// The top level always takes the file as it is
+				// (CHANGELOG_NO_REWRITE at maxLevel).
+				same := after.FileName == m.NewFiles[0].FileName
+				if want := id == 0 || c.upgrade; same != want {
+					t.Errorf("commit %d: output %s for input %s: upgraded %v, want %v", id+1, after.FileName, m.NewFiles[0].FileName, same, want)
+				}
+				if len(log) != 1 || log[0].RowCount != keys[1]-keys[0] || log[0].Level != wantLevel {
+					t.Errorf("commit %d: changelog files %+v, want one at level %d with %d rows", id+1, log, wantLevel, keys[1]-keys[0])
+				}
+				if _, err := committer.Commit(ctx, int64(id+1), msgs); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
