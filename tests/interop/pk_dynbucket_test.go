@@ -38,11 +38,14 @@ func TestDynamicBucketInterop(t *testing.T) {
 		javaWriter  string
 		partitioned bool
 		javaFirst   bool
+		lookup      bool // changelog-producer lookup
 	}{
-		{"dynbucket_go_first", java1, true, false},
-		{"dynbucket_go_first_unpartitioned", java2, false, false},
-		{"dynbucket_java_first", java2, true, true},
-		{"dynbucket_java1_first", java1, false, true},
+		{"dynbucket_go_first", java1, true, false, false},
+		{"dynbucket_go_first_unpartitioned", java2, false, false, false},
+		{"dynbucket_java_first", java2, true, true, false},
+		{"dynbucket_java1_first", java1, false, true, false},
+		{"dynbucket_lookup_go_first", java2, true, false, true},
+		{"dynbucket_lookup_java1_first", java1, false, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -53,6 +56,9 @@ func TestDynamicBucketInterop(t *testing.T) {
 			}
 			ref := tableRef{wh, "interop", c.name}
 			options := map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "20", "num-sorted-run.compaction-trigger": "3"}
+			if c.lookup {
+				options["changelog-producer"] = "lookup"
+			}
 			var partitionKeys []string
 			if c.partitioned {
 				partitionKeys = []string{"pt"}
@@ -238,6 +244,32 @@ func TestDynamicBucketInterop(t *testing.T) {
 					}
 				}
 				t.Logf("after %s: %d rows, keys per partition/bucket %v", phase, len(want), perBucket)
+				if !c.lookup {
+					return
+				}
+				// The changelog from snapshot 1 streams alike in lakecore
+				// and both Javas and replays to the model.
+				m := pkMode{Mode: "from-snapshot", Snapshot: 1}
+				goPlans, err := goStream(ctx, tb, tb.Schema().Fields, m)
+				if err != nil {
+					t.Fatalf("after %s: lakecore streams: %v", phase, err)
+				}
+				replayed, err := replayPlans(pks, goPlans)
+				if err != nil {
+					t.Fatalf("after %s: lakecore's changelog: %v", phase, err)
+				}
+				if d := equalRows(replayed, want); d != "" {
+					t.Errorf("table %s after %s: the changelog from snapshot 1 replayed differs from the model:%s", ref, phase, d)
+				}
+				for _, o := range []string{java1, java2} {
+					javaPlans, err := javaStream(o, ref, m)
+					if err != nil {
+						t.Fatalf("after %s: %s streams: %v", phase, o, err)
+					}
+					if d := diffPlans(pks, javaPlans, goPlans); d != "" {
+						t.Errorf("table %s after %s: changelog streams differ (expected: %s's):\n%s", ref, phase, o, d)
+					}
+				}
 			}
 			if c.javaFirst {
 				javaPhase("java0", 4, true)
