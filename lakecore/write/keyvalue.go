@@ -402,7 +402,9 @@ func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = fl
 // sequence number of that bucket. A change dropped by the row-kind rules
 // (ignore-delete, ignore-update-before, -U of deduplicate tables) is
 // accepted and not written. A row whose key columns do not fit fails alone
-// with ErrInvalidRow naming the field. A -U or -D of a deduplicate table
+// with ErrInvalidRow naming the field, and so does a -U or -D of a
+// first-row table without ignore-delete (wrapping
+// mergetree.ErrRetractNotAccepted). A -U or -D of a deduplicate table
 // needs only its key columns: NULL in a NOT NULL column is written as the
 // type's zero value (types.ZeroValue), which no reader of a retract looks
 // at; partial-update and aggregation read a retract's values, so there
