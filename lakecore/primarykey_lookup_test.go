@@ -87,7 +87,8 @@ func (m *lookupModel) all() [][]any {
 // TestLookupChangelog writes random changes over many commits into tables
 // with changelog-producer lookup (deduplicate, partial-update, aggregation;
 // fixed and dynamic buckets; row deduplication on and off; writers reused
-// and restarted; compaction in the writer or only by a compaction job).
+// and restarted; a lookup cache too small for one file; compaction in the
+// writer or only by a compaction job).
 // After every commit the merged read equals the model and, when the writer
 // compacts, no level-0 file is left; the streaming read of the changelog
 // from snapshot 1, replayed onto a map, equals the model, each -U and -D
@@ -103,6 +104,7 @@ func TestLookupChangelog(t *testing.T) {
 	}{
 		{"dedupe_b2", "deduplicate", map[string]string{"bucket": "2"}, false},
 		{"dedupe_b1_rowdedup", "deduplicate", map[string]string{"bucket": "1", "changelog-producer.row-deduplicate": "true", "num-sorted-run.compaction-trigger": "3"}, false},
+		{"dedupe_tiny_lookup_cache", "deduplicate", map[string]string{"bucket": "3", "lookup.cache-max-memory-size": "2kb", "num-sorted-run.compaction-trigger": "2"}, false},
 		{"dedupe_seqfield", "deduplicate", map[string]string{"bucket": "2", "sequence.field": "k"}, false},
 		{"dedupe_dynamic_bucket", "deduplicate", map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "10"}, false},
 		{"partial_update", "partial-update", map[string]string{"bucket": "2", "changelog-producer.row-deduplicate": "true"}, false},

@@ -137,13 +137,17 @@ type KeyValueWriter struct {
 	lookupChangelog bool
 	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
 	// when off.
-	rowEqual    func(a, b []any) bool
-	fileCounter int64
-	buckets     map[string]*kvBucket
-	order       []*kvBucket
-	closed      []string
-	nextSeq     map[string]int64
-	failed      error
+	rowEqual func(a, b []any) bool
+	// lookupBudget is lookup.cache-max-memory-size, the bound of the
+	// buckets' lookup caches together; lookupUsed is what they hold and
+	// lookupTick orders their uses.
+	lookupBudget, lookupUsed, lookupTick int64
+	fileCounter                          int64
+	buckets                              map[string]*kvBucket
+	order                                []*kvBucket
+	closed                               []string
+	nextSeq                              map[string]int64
+	failed                               error
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -297,6 +301,12 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	w.inputChangelog = engine.ChangelogProducer == "input"
 	w.lookupChangelog = engine.ChangelogProducer == "lookup"
 	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow
+	w.lookupBudget = defaultLookupCacheSize
+	if v, ok := s.Options["lookup.cache-max-memory-size"]; ok {
+		if w.lookupBudget, err = schema.ParseMemorySize(v); err != nil {
+			return fail(fmt.Errorf("%w: lookup.cache-max-memory-size = %q: %w", schema.ErrInvalidOption, v, err))
+		}
+	}
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
 	} else if dedup {
@@ -903,6 +913,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		}
 		delete(w.buckets, b.mapKey)
 		w.nextSeq[b.mapKey] = b.seq
+		w.dropLookup(b)
 	}
 	clear(w.order[len(kept):])
 	w.order = kept
@@ -930,6 +941,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
+		w.dropLookup(b)
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil

@@ -193,9 +193,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 	}
 	b.files = append(kept, after...)
 	b.compactBefore, b.compactAfter, b.compactChangelog = before, after, changelog
-	if b.lookup != nil {
-		b.lookup.forget(b.files)
-	}
+	w.forgetDropped(b)
 	return nil
 }
 

@@ -22,11 +22,25 @@ import (
 // records of each data file it has looked into in memory, in key order,
 // until the file leaves the bucket (Levels.DropFileCallback). The memory
 // held is therefore bounded by the decoded size of the bucket's files above
-// level 0 that compactions of level 0 have touched; after a restart the
-// cache is empty and is filled again from the files on first use.
+// level 0 that compactions of level 0 have touched, and by
+// lookup.cache-max-memory-size (default 256 MiB) for all buckets of the
+// writer together: beyond it the least recently used files are dropped
+// and read again when needed. After a restart the cache is empty and is
+// filled again from the files on first use.
 type levelLookup struct {
-	records map[string][]*mergetree.KeyValue
+	records map[string]*cachedFile
 }
+
+// cachedFile is the decoded records of one data file, their estimated
+// size and when they were last used (the writer's lookupTick).
+type cachedFile struct {
+	recs  []*mergetree.KeyValue
+	bytes int64
+	used  int64
+}
+
+// defaultLookupCacheSize is lookup.cache-max-memory-size's default.
+const defaultLookupCacheSize = 256 << 20
 
 // lookupLevel is the files of one level, in key order, with decoded key
 // ranges.
@@ -43,7 +57,7 @@ type lookupLevel struct {
 // alone.
 func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), error) {
 	if b.lookup == nil {
-		b.lookup = &levelLookup{records: map[string][]*mergetree.KeyValue{}}
+		b.lookup = &levelLookup{records: map[string]*cachedFile{}}
 	}
 	byLevel := map[int32]*lookupLevel{}
 	var levels []*lookupLevel
@@ -109,8 +123,10 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 // fileRecords returns the records of a data file of b, in key order,
 // reading the file on first use.
 func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manifest.DataFileMeta) ([]*mergetree.KeyValue, error) {
-	if recs, ok := b.lookup.records[f.FileName]; ok {
-		return recs, nil
+	w.lookupTick++
+	if c, ok := b.lookup.records[f.FileName]; ok {
+		c.used = w.lookupTick
+		return c.recs, nil
 	}
 	split, err := w.bucketSplit(b)
 	if err != nil {
@@ -133,8 +149,50 @@ func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manife
 		}
 		recs = append(recs, rec)
 	}
-	b.lookup.records[f.FileName] = recs
+	c := &cachedFile{recs: recs, used: w.lookupTick, bytes: 64 + 8*int64(cap(recs))}
+	for _, r := range recs {
+		c.bytes += 48 + estimateRow(r.Value)
+	}
+	b.lookup.records[f.FileName] = c
+	w.lookupUsed += c.bytes
+	w.evictLookups(c)
 	return recs, nil
+}
+
+// evictLookups drops the least recently used cached files of all buckets
+// but keep until the cache fits lookup.cache-max-memory-size.
+func (w *KeyValueWriter) evictLookups(keep *cachedFile) {
+	for w.lookupUsed > w.lookupBudget {
+		var victim *levelLookup
+		var name string
+		var oldest *cachedFile
+		for _, b := range w.order {
+			if b.lookup == nil {
+				continue
+			}
+			for n, c := range b.lookup.records {
+				if c != keep && (oldest == nil || c.used < oldest.used) {
+					victim, name, oldest = b.lookup, n, c
+				}
+			}
+		}
+		if oldest == nil {
+			return // keep alone is over the budget: it is in use
+		}
+		delete(victim.records, name)
+		w.lookupUsed -= oldest.bytes
+	}
+}
+
+// dropLookup frees the lookup cache of b, which leaves the writer.
+func (w *KeyValueWriter) dropLookup(b *kvBucket) {
+	if b.lookup == nil {
+		return
+	}
+	for _, c := range b.lookup.records {
+		w.lookupUsed -= c.bytes
+	}
+	b.lookup = nil
 }
 
 // changelogMerge is a merge function of a lookup compaction, which also
@@ -144,15 +202,20 @@ type changelogMerge interface {
 	Drain() []*mergetree.KeyValue
 }
 
-// forget drops the records of files no longer among live.
-func (l *levelLookup) forget(live []manifest.DataFileMeta) {
-	keep := make(map[string]bool, len(live))
-	for i := range live {
-		keep[live[i].FileName] = true
+// forgetDropped drops the cached records of files no longer among b's
+// (Levels.DropFileCallback).
+func (w *KeyValueWriter) forgetDropped(b *kvBucket) {
+	if b.lookup == nil {
+		return
 	}
-	for name := range l.records {
-		if !keep[name] {
-			delete(l.records, name)
+	live := make(map[string]bool, len(b.files))
+	for i := range b.files {
+		live[b.files[i].FileName] = true
+	}
+	for name, c := range b.lookup.records {
+		if !live[name] {
+			delete(b.lookup.records, name)
+			w.lookupUsed -= c.bytes
 		}
 	}
 }
