@@ -21,8 +21,11 @@ import (
 // output level; large files of single-run sections are upgraded (the same
 // file at the new level). Deletes are dropped only when the output level
 // is the bucket's highest non-empty level, where nothing older lies below.
-// The result is recorded in b.compactBefore and b.compactAfter and b.files
-// is updated.
+// A table that needs lookup (changelog-producer lookup, first-row) always
+// compacts level 0 up (ForceUpLevel0Compaction) and merges level-0 files
+// through the lookup rewriter (rewriteChangelog). The result is recorded in
+// b.compactBefore, b.compactAfter and b.compactChangelog and b.files is
+// updated.
 func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 	return w.compactBucket(ctx, b, false)
 }
@@ -33,7 +36,9 @@ func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 // it is what Prepare does (universal compaction, if the sorted runs call
 // for it); with full every run goes to the top level
 // (CompactStrategy.pickFullCompaction; a bucket already in one run at the
-// top level is left alone, or rewritten if its files hold deletes).
+// top level is left alone, or rewritten if its files hold deletes). On a
+// lookup or first-row table level 0 is always compacted up and the
+// message carries the compaction's changelog (CompactChangelog).
 func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bucket int32, full bool) (*commit.Message, error) {
 	if w.compaction == nil {
 		u, err := mergetree.UniversalFromOptions(w.schema.Options)
