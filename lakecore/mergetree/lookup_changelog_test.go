@@ -78,3 +78,27 @@ func TestLookupChangelog(t *testing.T) {
 		})
 	}
 }
+
+// TestRowEqualiser: changelog-producer.row-deduplicate compares every
+// column but the ignored ones (row-deduplicate-ignore-fields), NULLs
+// equal, nested values deeply.
+func TestRowEqualiser(t *testing.T) {
+	fields := []types.DataField{{Name: "k"}, {Name: "v"}, {Name: "updated_at"}, {Name: "tags"}}
+	for _, c := range []struct {
+		name   string
+		ignore []string
+		a, b   []any
+		want   bool
+	}{
+		{"same", nil, []any{int64(1), "x", int64(5), []any{"a"}}, []any{int64(1), "x", int64(5), []any{"a"}}, true},
+		{"value differs", nil, []any{int64(1), "x", int64(5), nil}, []any{int64(1), "y", int64(5), nil}, false},
+		{"null and value", nil, []any{int64(1), nil, int64(5), nil}, []any{int64(1), "x", int64(5), nil}, false},
+		{"ignored column differs", []string{"updated_at"}, []any{int64(1), "x", int64(5), nil}, []any{int64(1), "x", int64(6), nil}, true},
+		{"not ignored column differs", []string{"updated_at"}, []any{int64(1), "x", int64(5), nil}, []any{int64(1), "z", int64(6), nil}, false},
+		{"nested differs", nil, []any{int64(1), "x", int64(5), []any{"a"}}, []any{int64(1), "x", int64(5), []any{"b"}}, false},
+	} {
+		if got := mergetree.RowEqualiser(fields, c.ignore)(c.a, c.b); got != c.want {
+			t.Errorf("%s: equal %v, want %v", c.name, got, c.want)
+		}
+	}
+}
