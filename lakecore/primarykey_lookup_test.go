@@ -372,3 +372,47 @@ func TestLookupUpgradeStrategy(t *testing.T) {
 		})
 	}
 }
+
+// TestForceUpLevel0: with compaction.force-up-level-0 (and no lookup) every
+// commit's compaction takes level 0 up, with the ordinary rewriter: no
+// level-0 file stays and no changelog is written.
+func TestForceUpLevel0(t *testing.T) {
+	ctx := context.Background()
+	tbl := createPKTable(t, map[string]string{"bucket": "2", "compaction.force-up-level-0": "true"})
+	committer := tbl.NewCommitter("test")
+	model := map[int64]string{}
+	for id := int64(1); id <= 6; id++ {
+		w, err := tbl.NewKeyValueWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range int64(20) {
+			v := fmt.Sprintf("c%d", id)
+			if err := w.Write(ctx, kv.Insert, []any{k * id % 30, v}); err != nil {
+				t.Fatal(err)
+			}
+			model[k*id%30] = v
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := committer.Commit(ctx, id, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertNoLevel0(t, tbl, snap)
+		if snap.ChangelogManifestList != nil && *snap.ChangelogManifestList != "" {
+			t.Errorf("snapshot %d: changelog %s without a changelog producer", snap.ID, *snap.ChangelogManifestList)
+		}
+	}
+	var want [][]any
+	for k, v := range model {
+		want = append(want, []any{k, v})
+	}
+	rows, err := tbl.ReadAll(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertRows(t, rows, want)
+}

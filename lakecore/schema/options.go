@@ -612,3 +612,10 @@ func (o Options) ChangelogRowDeduplicateIgnoreFields() []string {
 	}
 	return out
 }
+
+// CompactionForceUpLevel0 is "compaction.force-up-level-0", default false:
+// every compaction of a primary-key table takes level 0 up
+// (ForceUpLevel0Compaction) even without lookup.
+func (o Options) CompactionForceUpLevel0() (bool, error) {
+	return o.boolOpt("compaction.force-up-level-0", false)
+}

@@ -135,6 +135,9 @@ type KeyValueWriter struct {
 	// lookupChangelog is changelog-producer lookup: those compactions
 	// write the changelog.
 	lookupChangelog bool
+	// forceUpLevel0 picks compactions with ForceUpLevel0Compaction:
+	// needLookup or compaction.force-up-level-0.
+	forceUpLevel0 bool
 	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
 	// when off.
 	rowEqual func(a, b []any) bool
@@ -301,6 +304,10 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	w.inputChangelog = engine.ChangelogProducer == "input"
 	w.lookupChangelog = engine.ChangelogProducer == "lookup"
 	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow
+	if w.forceUpLevel0, err = opts.CompactionForceUpLevel0(); err != nil {
+		return fail(err)
+	}
+	w.forceUpLevel0 = w.forceUpLevel0 || w.needLookup
 	w.lookupBudget = defaultLookupCacheSize
 	if v, ok := s.Options["lookup.cache-max-memory-size"]; ok {
 		if w.lookupBudget, err = schema.ParseMemorySize(v); err != nil {

@@ -91,7 +91,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 				unit.Files = append(unit.Files, r.Files...)
 			}
 		}
-	} else if w.needLookup {
+	} else if w.forceUpLevel0 {
 		unit, ok = u.PickForceUpLevel0(runs, numLevels)
 	} else {
 		unit, ok = u.Pick(runs, numLevels)
