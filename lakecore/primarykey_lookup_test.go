@@ -2,6 +2,7 @@ package lakecore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // lookupModel is what a table of (k BIGINT, a STRING, b BIGINT) must
@@ -415,4 +418,104 @@ func TestForceUpLevel0(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertRows(t, rows, want)
+}
+
+// TestLookupChangelogFault: a storage failure while a lookup compaction
+// writes its changelog fails Prepare with write.ErrWriterFailed; Abort
+// deletes every file written since the last Prepare (level-0, compacted
+// and changelog files) and the batch written again by a new writer
+// commits, its changelog replaying to the model.
+func TestLookupChangelogFault(t *testing.T) {
+	ctx := context.Background()
+	local, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fio := faultfs.New(local, 1)
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "v", Type: types.StringType()}},
+		PrimaryKeys: []string{"k"}, Options: map[string]string{"bucket": "2", "changelog-producer": "lookup"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	committer := tbl.NewCommitter("test")
+	model := map[int64][]any{}
+	batch := func(id int64) [][]any {
+		var rows [][]any
+		for k := range int64(30) {
+			rows = append(rows, []any{(k * id) % 40, fmt.Sprintf("c%d-%d", id, k)})
+		}
+		return rows
+	}
+	dataFiles := func() []string {
+		infos, err := local.List(ctx, "db.db/t", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range infos {
+			if !f.IsDir && strings.Contains(f.Path, "/bucket-") {
+				out = append(out, f.Path)
+			}
+		}
+		return out
+	}
+	for id := int64(1); id <= 4; id++ {
+		w, err := tbl.NewKeyValueWriter(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range batch(id) {
+			if err := w.Write(ctx, kv.Insert, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if id == 3 {
+			before := dataFiles()
+			if len(before) == 0 {
+				t.Fatal("no data files listed before the batch")
+			}
+			fio.Add(faultfs.Fault{Ops: faultfs.OpCreate, Match: func(_ faultfs.Op, p string) bool { return strings.Contains(p, "/changelog-") }, Times: 1})
+			if _, err := w.Prepare(ctx); !errors.Is(err, write.ErrWriterFailed) || !errors.Is(err, faultfs.ErrInjected) {
+				t.Fatalf("Prepare with a failing changelog file: %v, want ErrWriterFailed", err)
+			}
+			if err := w.Abort(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if after := dataFiles(); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Fatalf("files after Abort:\n %v\nwant those before the batch:\n %v", after, before)
+			}
+			if w, err = tbl.NewKeyValueWriter(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range batch(id) {
+				if err := w.Write(ctx, kv.Insert, r); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, r := range batch(id) {
+			model[r[0].(int64)] = r
+		}
+		msgs, err := w.Prepare(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := committer.Commit(ctx, id, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(fio.Injected()); n != 1 {
+		t.Fatalf("%d faults injected, want 1", n)
+	}
+	replayed, _ := replayChangelog(t, tbl)
+	var got, want [][]any
+	for _, r := range replayed {
+		got = append(got, r)
+	}
+	for _, r := range model {
+		want = append(want, r)
+	}
+	assertRows(t, got, want)
 }
