@@ -247,29 +247,7 @@ func TestDynamicBucketInterop(t *testing.T) {
 				if !c.lookup {
 					return
 				}
-				// The changelog from snapshot 1 streams alike in lakecore
-				// and both Javas and replays to the model.
-				m := pkMode{Mode: "from-snapshot", Snapshot: 1}
-				goPlans, err := goStream(ctx, tb, tb.Schema().Fields, m)
-				if err != nil {
-					t.Fatalf("after %s: lakecore streams: %v", phase, err)
-				}
-				replayed, err := replayPlans(pks, goPlans)
-				if err != nil {
-					t.Fatalf("after %s: lakecore's changelog: %v", phase, err)
-				}
-				if d := equalRows(replayed, want); d != "" {
-					t.Errorf("table %s after %s: the changelog from snapshot 1 replayed differs from the model:%s", ref, phase, d)
-				}
-				for _, o := range []string{java1, java2} {
-					javaPlans, err := javaStream(o, ref, m)
-					if err != nil {
-						t.Fatalf("after %s: %s streams: %v", phase, o, err)
-					}
-					if d := diffPlans(pks, javaPlans, goPlans); d != "" {
-						t.Errorf("table %s after %s: changelog streams differ (expected: %s's):\n%s", ref, phase, o, d)
-					}
-				}
+				checkChangelogStream(ctx, t, tb, ref, pks, want, phase)
 			}
 			if c.javaFirst {
 				javaPhase("java0", 4, true)

@@ -3,10 +3,14 @@
 package interop
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
 )
 
 // replayPlans applies the changelog of streaming plans, in order, to a map
@@ -63,4 +67,32 @@ func equalRows(got, want []string) string {
 		return ""
 	}
 	return fmt.Sprintf("\n got  %d:\n  %s\n want %d:\n  %s", len(got), strings.Join(got, "\n  "), len(want), strings.Join(want, "\n  "))
+}
+
+// checkChangelogStream streams tb's changelog from snapshot 1 with
+// lakecore and with both Javas: the streams must be the same and replay to
+// want (the model's canonical rows, sorted).
+func checkChangelogStream(ctx context.Context, t *testing.T, tb *lakecore.Table, ref tableRef, pks, want []string, phase string) {
+	t.Helper()
+	m := pkMode{Mode: "from-snapshot", Snapshot: 1}
+	goPlans, err := goStream(ctx, tb, tb.Schema().Fields, m)
+	if err != nil {
+		t.Fatalf("after %s: lakecore streams: %v", phase, err)
+	}
+	replayed, err := replayPlans(pks, goPlans)
+	if err != nil {
+		t.Fatalf("after %s: lakecore's changelog: %v", phase, err)
+	}
+	if d := equalRows(replayed, want); d != "" {
+		t.Errorf("table %s after %s: the changelog from snapshot 1 replayed differs from the model:%s", ref, phase, d)
+	}
+	for _, o := range []string{java1, java2} {
+		javaPlans, err := javaStream(o, ref, m)
+		if err != nil {
+			t.Fatalf("after %s: %s streams: %v", phase, o, err)
+		}
+		if d := diffPlans(pks, javaPlans, goPlans); d != "" {
+			t.Errorf("table %s after %s: changelog streams differ (expected: %s's):\n%s", ref, phase, o, d)
+		}
+	}
 }

@@ -190,27 +190,7 @@ func testPKMixedWriters(t *testing.T, name string, options map[string]string, ja
 			if options["changelog-producer"] != "lookup" {
 				return
 			}
-			m := pkMode{Mode: "from-snapshot", Snapshot: 1}
-			goPlans, err := goStream(ctx, tb, tb.Schema().Fields, m)
-			if err != nil {
-				t.Fatalf("after %s: lakecore streams: %v", phase, err)
-			}
-			replayed, err := replayPlans([]string{"pt", "id"}, goPlans)
-			if err != nil {
-				t.Fatalf("after %s: lakecore's changelog: %v", phase, err)
-			}
-			if d := equalRows(replayed, want); d != "" {
-				t.Errorf("table %s after %s (java writer %s): lakecore's changelog from snapshot 1 replayed differs from the model:%s", ref, phase, javaWriter, d)
-			}
-			for _, o := range []string{java1, java2} {
-				javaPlans, err := javaStream(o, ref, m)
-				if err != nil {
-					t.Fatalf("after %s: %s streams: %v", phase, o, err)
-				}
-				if d := diffPlans([]string{"pt", "id"}, javaPlans, goPlans); d != "" {
-					t.Errorf("table %s after %s (java writer %s): changelog streams differ (expected: %s's):\n%s", ref, phase, javaWriter, o, d)
-				}
-			}
+			checkChangelogStream(ctx, t, tb, ref, []string{"pt", "id"}, want, phase+" (java writer "+javaWriter+")")
 		}
 		goPhase("go1", 6)
 		check("lakecore's first commits")
