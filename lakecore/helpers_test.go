@@ -11,7 +11,9 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan/scantest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -106,5 +108,25 @@ func drain(t testing.TB, it read.SplitReader) [][]any {
 		}
 		ends[pos.File] = pos.Row + int64(len(rows))
 		out = append(out, rows...)
+	}
+}
+
+// streamFromFirst streams tbl from snapshot 1 to the latest (bounded) and
+// calls fn with the changes of each plan, failing the test on an error.
+func streamFromFirst(t testing.TB, tbl *lakecore.Table, fn func(plan *scan.StreamPlan, kinds []kv.RowKind, rows [][]any) error) {
+	t.Helper()
+	ctx := context.Background()
+	ss := tbl.NewStreamScan(scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 1, Bounded: true})
+	for {
+		plan, err := ss.Next(ctx)
+		if errors.Is(err, scan.ErrEndOfScan) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tbl.ReadChanges(ctx, plan, func(kinds []kv.RowKind, rows [][]any) error { return fn(plan, kinds, rows) }); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
@@ -127,8 +128,9 @@ func deleteOutputs(ctx context.Context, t *Table, msgs []commit.Message) {
 		for _, f := range m.CompactBefore {
 			inputs[f.FileName] = true
 		}
-		for i := range m.CompactAfter {
-			f := &m.CompactAfter[i]
+		outputs := append(slices.Clone(m.CompactAfter), m.CompactChangelog...)
+		for i := range outputs {
+			f := &outputs[i]
 			if inputs[f.FileName] {
 				continue
 			}

@@ -51,11 +51,8 @@ func withProperties(provide changesFunc, props map[string]string) changesFunc {
 	}
 }
 
-func fixedChanges(entries []manifest.Entry) changesFunc {
-	return fixedChangesWithLog(entries, nil)
-}
-
-// fixedChangesWithLog is fixedChanges with changelog files.
+// fixedChangesWithLog gives the same entries and changelog files at every
+// attempt.
 func fixedChangesWithLog(entries, changelog []manifest.Entry) changesFunc {
 	return func(context.Context, *snapshot.Snapshot) (changes, error) {
 		return changes{entries: entries, changelog: changelog, fixed: true}, nil

@@ -48,6 +48,11 @@ type Message struct {
 	// changelog), committed with the append part in the snapshot's
 	// changelog manifest list.
 	Changelog []manifest.DataFileMeta
+	// CompactChangelog are changelog files a compaction produced
+	// (CommitMessage.compactIncrement().changelogFiles: changelog-producer
+	// lookup), committed with the compaction part in the COMPACT
+	// snapshot's changelog manifest list.
+	CompactChangelog []manifest.DataFileMeta
 	// NewIndexFiles are index files the append part adds to the index
 	// manifest (CommitMessage.newFilesIncrement().newIndexFiles): for a
 	// dynamic-bucket table the new full HASH file of the bucket. Each
@@ -298,7 +303,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 		return nil, err
 	}
 	call := applyOptions(opts)
-	appendEntries, compactEntries, changelog, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, compactLog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -318,12 +323,13 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 			return nil, err
 		}
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries, call.properties)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, call.properties)
 }
 
 // Compact commits compaction results as one COMPACT snapshot: a DELETE entry
 // for every CompactBefore file and an ADD for every CompactAfter file, in
-// one delta manifest. Every file to delete must still be live in the latest
+// one delta manifest, and the CompactChangelog files in the snapshot's
+// changelog manifest list. Every file to delete must still be live in the latest
 // snapshot at each attempt and the bucket count of each partition must stay
 // the same, else the error wraps ErrConflict and nothing is committed.
 // Messages with NewFiles, DeletedFiles or Changelog wrap ErrInvalidMessage (use
@@ -332,17 +338,17 @@ func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Messag
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	appendEntries, compactEntries, changelog, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, compactLog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
 	if len(appendEntries) > 0 || len(changelog) > 0 || hasIndexChanges(msgs) {
 		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted, changelog or index files; commit them with Commit", c.tablePath, ErrInvalidMessage)
 	}
-	if len(compactEntries) == 0 {
+	if len(compactEntries) == 0 && len(compactLog) == 0 {
 		return nil, nil
 	}
-	return c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChanges(compactEntries))
+	return c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChangesWithLog(compactEntries, compactLog))
 }
 
 // Overwrite replaces the contents of partitions (serialized partition rows;
@@ -361,7 +367,7 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 		return nil, err
 	}
 	call := applyOptions(opts)
-	appendEntries, compactEntries, changelog, err := c.collect(msgs)
+	appendEntries, compactEntries, changelog, compactLog, err := c.collect(msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -392,17 +398,18 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err != nil {
 		return nil, err
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries, call.properties)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, call.properties)
 }
 
 // commitCompaction commits the compaction part of a commit, if any, as a
-// COMPACT snapshot after last, the snapshot of the append part.
-func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries []manifest.Entry,
+// COMPACT snapshot after last, the snapshot of the append part; the
+// compaction's changelog files go into its changelog manifest list.
+func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries, changelog []manifest.Entry,
 	props map[string]string) (*snapshot.Snapshot, error) {
-	if len(entries) == 0 {
+	if len(entries) == 0 && len(changelog) == 0 {
 		return last, nil
 	}
-	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, withProperties(fixedChanges(entries), props))
+	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, withProperties(fixedChangesWithLog(entries, changelog), props))
 	if err != nil {
 		if last != nil && errors.Is(err, ErrConflict) {
 			// The append part stands; say so without wrapping ErrConflict,
@@ -516,12 +523,12 @@ func (c *Committer) keyRanges(files []*manifest.DataFileMeta) ([][2][]any, error
 // collect turns messages into manifest entries (ManifestEntryChanges.collect):
 // the append part (NewFiles ADD, DeletedFiles DELETE) and the compact part
 // (CompactBefore DELETE, CompactAfter ADD), and the changelog files of the
-// append part (Changelog ADD).
-func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, changelog []manifest.Entry, err error) {
+// append part (Changelog ADD) and of the compact part (CompactChangelog ADD).
+func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, changelog, compactLog []manifest.Entry, err error) {
 	for i := range msgs {
 		m := &msgs[i]
 		if _, err := binrow.Deserialize(c.partTypes, m.Partition); err != nil {
-			return nil, nil, nil, fmt.Errorf("commit to %s: %w: message %d: partition: %w", c.tablePath, ErrInvalidMessage, i, err)
+			return nil, nil, nil, nil, fmt.Errorf("commit to %s: %w: message %d: partition: %w", c.tablePath, ErrInvalidMessage, i, err)
 		}
 		add := func(dst []manifest.Entry, kind manifest.FileKind, files []manifest.DataFileMeta) []manifest.Entry {
 			for _, f := range files {
@@ -534,8 +541,9 @@ func (c *Committer) collect(msgs []Message) (appendEntries, compactEntries, chan
 		compactEntries = add(compactEntries, manifest.FileKindDelete, m.CompactBefore)
 		compactEntries = add(compactEntries, manifest.FileKindAdd, m.CompactAfter)
 		changelog = add(changelog, manifest.FileKindAdd, m.Changelog)
+		compactLog = add(compactLog, manifest.FileKindAdd, m.CompactChangelog)
 	}
-	return appendEntries, compactEntries, changelog, nil
+	return appendEntries, compactEntries, changelog, compactLog, nil
 }
 
 func hasIndexChanges(msgs []Message) bool {

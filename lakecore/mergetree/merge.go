@@ -16,7 +16,7 @@ import (
 // (DropDelete). Not safe for concurrent use.
 type SortMergeReader struct {
 	order   *RecordOrder
-	reducer *Reducer
+	reducer MergeFunction
 	readers []RecordReader
 	heap    []heapItem
 	started bool
@@ -31,6 +31,14 @@ type heapItem struct {
 // NewSortMergeReader merges readers, which it owns: Close closes them.
 func NewSortMergeReader(order *RecordOrder, fn MergeFunction, readers []RecordReader) *SortMergeReader {
 	return &SortMergeReader{order: order, reducer: NewReducer(fn), readers: readers}
+}
+
+// NewSortMergeReaderWrapped is NewSortMergeReader with a merge function
+// wrapper that sees every record of every key, a key's only record too (no
+// ReducerMergeFunctionWrapper): Java passes its changelog wrappers
+// (LookupChangelogMergeFunctionWrapper) to the merge reader so.
+func NewSortMergeReaderWrapped(order *RecordOrder, wrapper MergeFunction, readers []RecordReader) *SortMergeReader {
+	return &SortMergeReader{order: order, reducer: wrapper, readers: readers}
 }
 
 func (m *SortMergeReader) less(i, j int) bool {

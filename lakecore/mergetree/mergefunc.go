@@ -1,8 +1,10 @@
 package mergetree
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 )
@@ -140,15 +142,52 @@ func (l *Lookup) Add(r *KeyValue) error {
 	return nil
 }
 
-// Result implements MergeFunction.
-func (l *Lookup) Result() (*KeyValue, error) {
-	l.Inner.Reset()
+// HighLevel returns the record of the smallest level above 0 among the
+// key's records, nil if all are on level 0 (LookupMergeFunction.pickHighLevel).
+func (l *Lookup) HighLevel() *KeyValue {
 	var high *KeyValue
 	for _, r := range l.candidates {
 		if r.Level > 0 && (high == nil || r.Level < high.Level) {
 			high = r
 		}
 	}
+	return high
+}
+
+// ContainsLevel0 reports whether a record of the key came from level 0.
+func (l *Lookup) ContainsLevel0() bool {
+	for _, r := range l.candidates {
+		if r.Level == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// InsertHighLevel adds a record found above the compacted levels to the
+// key's records, before the first record that seq orders after it
+// (KeyValueBuffer.insertInto with the sequence comparator of
+// LookupChangelogMergeFunctionWrapper: sequence.field, then sequence
+// number).
+func (l *Lookup) InsertHighLevel(high *KeyValue, seq kv.Comparator) {
+	at := len(l.candidates)
+	for i, r := range l.candidates {
+		c := seq.Compare(high.Value, r.Value)
+		if c == 0 {
+			c = cmp.Compare(high.Seq, r.Seq)
+		}
+		if c < 0 {
+			at = i
+			break
+		}
+	}
+	l.candidates = slices.Insert(l.candidates, at, high)
+}
+
+// Result implements MergeFunction.
+func (l *Lookup) Result() (*KeyValue, error) {
+	l.Inner.Reset()
+	high := l.HighLevel()
 	for _, r := range l.candidates {
 		if r.Level <= 0 || r == high {
 			if err := l.Inner.Add(r); err != nil {

@@ -592,3 +592,30 @@ func (o Options) Validate() error {
 	}
 	return nil
 }
+
+// ChangelogRowDeduplicate is "changelog-producer.row-deduplicate", default
+// false: whether a lookup or full-compaction changelog leaves out a -U/+U
+// pair whose values are equal.
+func (o Options) ChangelogRowDeduplicate() (bool, error) {
+	return o.boolOpt("changelog-producer.row-deduplicate", false)
+}
+
+// ChangelogRowDeduplicateIgnoreFields is
+// "changelog-producer.row-deduplicate-ignore-fields": the columns that row
+// deduplication does not compare.
+func (o Options) ChangelogRowDeduplicateIgnoreFields() []string {
+	var out []string
+	for _, f := range strings.Split(o.str("changelog-producer.row-deduplicate-ignore-fields", ""), ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// CompactionForceUpLevel0 is "compaction.force-up-level-0", default false:
+// every compaction of a primary-key table takes level 0 up
+// (ForceUpLevel0Compaction) even without lookup.
+func (o Options) CompactionForceUpLevel0() (bool, error) {
+	return o.boolOpt("compaction.force-up-level-0", false)
+}

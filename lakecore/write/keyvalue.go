@@ -53,9 +53,26 @@ const (
 //
 // Fixed-bucket and dynamic-bucket tables (bucket = -1 with every partition
 // key in the primary key; see dynamicBuckets) with the deduplicate,
-// partial-update or aggregation engine and changelog-producer none or input
-// are written; other options are refused (ErrUnsupportedTable). It is not
-// safe for concurrent use.
+// partial-update, aggregation or first-row engine and changelog-producer
+// none, input or lookup are written; other options are refused
+// (ErrUnsupportedTable). It is not safe for concurrent use.
+//
+// A first-row table is compacted like a lookup table: Prepare compacts
+// each written bucket's level 0 up (its level-0 files are invisible to
+// batch reads until then), keeping each key's first row; with
+// changelog-producer lookup the compaction's changelog holds the record
+// of each new key.
+//
+// With changelog-producer lookup, Prepare compacts each written bucket's
+// level 0 up (ForceUpLevel0Compaction) and the compaction writes the
+// changelog (LookupMergeTreeCompactRewriter): the commit is an APPEND
+// snapshot with the level-0 files and a COMPACT snapshot that moves them
+// up and carries the changelog, as Java's writers do with lookup-wait =
+// true (the default). lakecore always waits: lookup-wait = false and
+// lookup-compact = gentle give the same files as a Java compaction that
+// finished before its checkpoint. A writer without compaction (write-only,
+// DisableCompaction) leaves level 0 to a compaction job (Table.Compact),
+// which then writes the changelog.
 //
 // A dynamic-bucket table takes one writer at a time, as in Java ("Dynamic
 // Bucket only support single write job"): two writers that both see a new
@@ -104,15 +121,36 @@ type KeyValueWriter struct {
 	dropUpdateBefore     bool
 	dropDeletes          bool
 	fileUUID, extension  string
-	// changelogPrefix is set for changelog-producer input: every change is
-	// also written, unmerged, to changelog files with this prefix.
+	// changelogPrefix is the name prefix of changelog files
+	// (changelog-file.prefix).
 	changelogPrefix string
-	fileCounter     int64
-	buckets         map[string]*kvBucket
-	order           []*kvBucket
-	closed          []string
-	nextSeq         map[string]int64
-	failed          error
+	// inputChangelog is changelog-producer input: every change is also
+	// written, unmerged, to changelog files.
+	inputChangelog bool
+	// needLookup is CoreOptions.needLookup (changelog-producer lookup or
+	// merge-engine first-row): level 0 is compacted up at every Prepare
+	// (ForceUpLevel0Compaction) by LookupMergeTreeCompactRewriter, which
+	// looks up each level-0 key in the levels above.
+	needLookup bool
+	// lookupChangelog is changelog-producer lookup: those compactions
+	// write the changelog.
+	lookupChangelog bool
+	// forceUpLevel0 picks compactions with ForceUpLevel0Compaction:
+	// needLookup or compaction.force-up-level-0.
+	forceUpLevel0 bool
+	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
+	// when off.
+	rowEqual func(a, b []any) bool
+	// lookupBudget is lookup.cache-max-memory-size, the bound of the
+	// buckets' lookup caches together; lookupUsed is what they hold and
+	// lookupTick orders their uses.
+	lookupBudget, lookupUsed, lookupTick int64
+	fileCounter                          int64
+	buckets                              map[string]*kvBucket
+	order                                []*kvBucket
+	closed                               []string
+	nextSeq                              map[string]int64
+	failed                               error
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -139,6 +177,12 @@ type kvBucket struct {
 	compactBefore, compactAfter []manifest.DataFileMeta
 	// changelog are the input changelog files since the last Prepare.
 	changelog []manifest.DataFileMeta
+	// compactChangelog are the changelog files of the lookup compaction
+	// since the last Prepare (CompactIncrement.changelogFiles).
+	compactChangelog []manifest.DataFileMeta
+	// lookup caches the records of the bucket's files above level 0 for
+	// lookup compactions; nil until the first one.
+	lookup *levelLookup
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
@@ -253,11 +297,27 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	} else if ext := compressionExtension(w.o.Compression); inc && ext != "" {
 		w.extension = "." + ext + ".parquet"
 	}
-	if engine.ChangelogProducer == "input" {
-		w.changelogPrefix = "changelog-" // changelog-file.prefix
-		if v, ok := s.Options["changelog-file.prefix"]; ok {
-			w.changelogPrefix = v
+	w.changelogPrefix = "changelog-" // changelog-file.prefix
+	if v, ok := s.Options["changelog-file.prefix"]; ok {
+		w.changelogPrefix = v
+	}
+	w.inputChangelog = engine.ChangelogProducer == "input"
+	w.lookupChangelog = engine.ChangelogProducer == "lookup"
+	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow
+	if w.forceUpLevel0, err = opts.CompactionForceUpLevel0(); err != nil {
+		return fail(err)
+	}
+	w.forceUpLevel0 = w.forceUpLevel0 || w.needLookup
+	w.lookupBudget = defaultLookupCacheSize
+	if v, ok := s.Options["lookup.cache-max-memory-size"]; ok {
+		if w.lookupBudget, err = schema.ParseMemorySize(v); err != nil {
+			return fail(fmt.Errorf("%w: lookup.cache-max-memory-size = %q: %w", schema.ErrInvalidOption, v, err))
 		}
+	}
+	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
+		return fail(err)
+	} else if dedup {
+		w.rowEqual = mergetree.RowEqualiser(s.Fields, opts.ChangelogRowDeduplicateIgnoreFields())
 	}
 	if w.numBuckets == -1 {
 		target, err := opts.DynamicBucketTargetRowNum()
@@ -316,14 +376,11 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 	case n < 1:
 		return fmt.Errorf("%w: bucket = %d: set 'bucket' to a fixed number of buckets", ErrUnsupportedTable, n)
 	}
-	if e.Name == mergetree.EngineFirstRow {
-		return fmt.Errorf("%w: merge-engine = first-row needs lookup compaction: use deduplicate, partial-update or aggregation", ErrUnsupportedTable)
-	}
 	if e.DeletionVectors {
 		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
 	}
-	if e.ChangelogProducer != "none" && e.ChangelogProducer != "input" {
-		return fmt.Errorf("%w: changelog-producer = %s needs lookup or full compaction: set it to none or input", ErrUnsupportedTable, e.ChangelogProducer)
+	if e.ChangelogProducer == "full-compaction" {
+		return fmt.Errorf("%w: changelog-producer = full-compaction needs full-compaction changelogs: set it to none, input or lookup", ErrUnsupportedTable)
 	}
 	for _, k := range []string{"rowkind.field", "data-file.thin-mode", "file.format.per.level", "force-lookup"} {
 		if v, ok := s.Options[k]; ok && !strings.EqualFold(v, "false") {
@@ -389,7 +446,9 @@ func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = fl
 // sequence number of that bucket. A change dropped by the row-kind rules
 // (ignore-delete, ignore-update-before, -U of deduplicate tables) is
 // accepted and not written. A row whose key columns do not fit fails alone
-// with ErrInvalidRow naming the field. A -U or -D of a deduplicate table
+// with ErrInvalidRow naming the field, and so does a -U or -D of a
+// first-row table without ignore-delete (wrapping
+// mergetree.ErrRetractNotAccepted). A -U or -D of a deduplicate table
 // needs only its key columns: NULL in a NOT NULL column is written as the
 // type's zero value (types.ZeroValue), which no reader of a retract looks
 // at; partial-update and aggregation read a retract's values, so there
@@ -408,6 +467,12 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	}
 	if (kind == kv.UpdateBefore && w.dropUpdateBefore) || (kind == kv.Delete && w.dropDeletes) {
 		return nil
+	}
+	if kind.IsRetract() && w.engine.Name == mergetree.EngineFirstRow {
+		// Java fails the whole write when FirstRowMergeFunction meets it;
+		// refusing the one change keeps the writer usable.
+		return fmt.Errorf("write to %s: %w: %w: merge-engine first-row got a %s change; set 'ignore-delete' to ignore DELETE and UPDATE_BEFORE changes",
+			w.dataDir, ErrInvalidRow, mergetree.ErrRetractNotAccepted, kind)
 	}
 	for _, j := range w.keyIdx {
 		if row[j] == nil {
@@ -589,7 +654,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	}
 	order := &w.engine.Order
 	slices.SortStableFunc(b.buf, order.Compare)
-	if w.changelogPrefix != "" {
+	if w.inputChangelog {
 		if err := w.writeChangelog(ctx, b); err != nil {
 			return err
 		}
@@ -866,15 +931,15 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			return nil, w.fail(err)
 		}
 		b.files = append(b.files, b.done...)
-		if w.compaction != nil && len(b.done) > 0 {
+		if w.compaction != nil && (len(b.done) > 0 || (w.needLookup && hasLevel0Files(b.files))) {
 			if err := w.compact(ctx, b); err != nil {
 				return nil, w.fail(err)
 			}
 		}
 		if len(b.done) > 0 || len(b.compactBefore) > 0 || len(b.changelog) > 0 {
 			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
-				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog})
-			b.done, b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil, nil
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog, CompactChangelog: b.compactChangelog})
+			b.done, b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil, nil
 		}
 		if active {
 			kept = append(kept, b)
@@ -882,6 +947,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		}
 		delete(w.buckets, b.mapKey)
 		w.nextSeq[b.mapKey] = b.seq
+		w.dropLookup(b)
 	}
 	clear(w.order[len(kept):])
 	w.order = kept
@@ -908,7 +974,8 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	w.buffered = 0
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
-		b.compactBefore, b.compactAfter, b.changelog = nil, nil, nil
+		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
+		w.dropLookup(b)
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil
@@ -944,4 +1011,9 @@ func (w *KeyValueWriter) writeChangelog(ctx context.Context, b *kvBucket) error 
 		}
 	}
 	return files.close()
+}
+
+// hasLevel0Files reports whether any of files is on level 0.
+func hasLevel0Files(files []manifest.DataFileMeta) bool {
+	return slices.ContainsFunc(files, func(f manifest.DataFileMeta) bool { return f.Level == 0 })
 }

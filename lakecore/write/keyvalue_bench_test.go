@@ -140,3 +140,67 @@ func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLookupChangelogCommits writes 20 commits of 20,000 upserts each
+// (keys drawn from 200,000, so later commits mostly update) into a
+// primary-key table with bucket = 2 and commits each, with
+// changelog-producer none (universal compaction when the runs call for it)
+// and lookup (level 0 compacted up at every commit, each key looked up in
+// the levels above and its changelog written): the cost of the lookup
+// changelog per committed row.
+//
+//	go test ./lakecore/write -run '^$' -bench LookupChangelogCommits -benchtime=1x
+func BenchmarkLookupChangelogCommits(b *testing.B) {
+	const commits, perCommit, keys = 20, 20_000, 200_000
+	for _, producer := range []string{"none", "lookup"} {
+		b.Run(producer, func(b *testing.B) {
+			for b.Loop() {
+				fio, err := storage.NewLocal(b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
+					PrimaryKeys: []string{"id"},
+					Options:     map[string]string{"bucket": "2", "changelog-producer": producer},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				committer := tbl.NewCommitter("bench")
+				w, err := tbl.NewKeyValueWriter(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				start, cpu := time.Now(), cpuTime()
+				var changelog int64
+				for c := range commits {
+					for i := range perCommit {
+						n := int64((c*perCommit + i) * 7919 % keys)
+						if err := w.Write(ctx, kv.Insert, []any{n, "user-" + strconv.Itoa(i%5000), int64(c)}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					msgs, err := w.Prepare(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, m := range msgs {
+						for _, cf := range m.CompactChangelog {
+							changelog += cf.RowCount
+						}
+					}
+					if _, err := committer.Commit(ctx, int64(c+1), msgs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				b.ReportMetric(float64(commits*perCommit)/elapsed.Seconds(), "rows/s")
+				b.ReportMetric(float64(commits*perCommit)/cpu.Seconds(), "rows/cpu-s")
+				b.ReportMetric(float64(elapsed.Milliseconds())/commits, "ms/commit")
+				b.ReportMetric(float64(changelog), "changelog-records")
+			}
+		})
+	}
+}

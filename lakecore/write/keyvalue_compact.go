@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
@@ -22,8 +21,11 @@ import (
 // output level; large files of single-run sections are upgraded (the same
 // file at the new level). Deletes are dropped only when the output level
 // is the bucket's highest non-empty level, where nothing older lies below.
-// The result is recorded in b.compactBefore and b.compactAfter and b.files
-// is updated.
+// A table that needs lookup (changelog-producer lookup, first-row) always
+// compacts level 0 up (ForceUpLevel0Compaction) and merges level-0 files
+// through the lookup rewriter (rewriteChangelog). The result is recorded in
+// b.compactBefore, b.compactAfter and b.compactChangelog and b.files is
+// updated.
 func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 	return w.compactBucket(ctx, b, false)
 }
@@ -34,7 +36,9 @@ func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 // it is what Prepare does (universal compaction, if the sorted runs call
 // for it); with full every run goes to the top level
 // (CompactStrategy.pickFullCompaction; a bucket already in one run at the
-// top level is left alone, or rewritten if its files hold deletes).
+// top level is left alone, or rewritten if its files hold deletes). On a
+// lookup or first-row table level 0 is always compacted up and the
+// message carries the compaction's changelog (CompactChangelog).
 func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bucket int32, full bool) (*commit.Message, error) {
 	if w.compaction == nil {
 		u, err := mergetree.UniversalFromOptions(w.schema.Options)
@@ -54,8 +58,8 @@ func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bu
 		return nil, nil
 	}
 	m := &commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets),
-		CompactBefore: b.compactBefore, CompactAfter: b.compactAfter}
-	b.compactBefore, b.compactAfter = nil, nil
+		CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, CompactChangelog: b.compactChangelog}
+	b.compactBefore, b.compactAfter, b.compactChangelog = nil, nil, nil
 	w.closed = nil
 	return m, nil
 }
@@ -87,6 +91,8 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 				unit.Files = append(unit.Files, r.Files...)
 			}
 		}
+	} else if w.forceUpLevel0 {
+		unit, ok = u.PickForceUpLevel0(runs, numLevels)
 	} else {
 		unit, ok = u.Pick(runs, numLevels)
 	}
@@ -108,16 +114,38 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 		files[i].MinKey, files[i].Index = lo, fi
 	}
 	minFileSize := w.o.TargetFileSize / 10 * 7 // CoreOptions.compactionFileSize
-	var before, after []manifest.DataFileMeta
-	upgrade := func(f *manifest.DataFileMeta) error {
+	var before, after, changelog []manifest.DataFileMeta
+	// rewrite is MergeTreeCompactRewriter.rewrite, or for a lookup table
+	// whose candidate holds a level-0 file ChangelogMergeTreeRewriter's
+	// rewriteOrProduceChangelog (rewriteLookupChangelog).
+	rewrite := func(candidate [][]mergetree.SortedRun) error {
+		if w.needLookup && out != 0 && hasLevel0(b.files, candidate) {
+			return w.rewriteChangelog(ctx, b, candidate, out, dropDelete, true, &before, &after, &changelog)
+		}
+		return w.rewrite(ctx, b, candidate, out, dropDelete, &before, &after)
+	}
+	upgrade := func(fi int) error {
+		f := &b.files[fi]
+		single := [][]mergetree.SortedRun{{{mergetree.File{Index: fi}}}}
 		if out == maxLevel && (f.DeleteRowCount == nil || *f.DeleteRowCount > 0) {
-			return w.rewrite(ctx, b, [][]mergetree.SortedRun{{{mergetree.File{Index: slices.IndexFunc(b.files, func(x manifest.DataFileMeta) bool { return x.FileName == f.FileName })}}}}, out, dropDelete, &before, &after)
+			return rewrite(single)
 		}
-		if f.Level != out {
-			up := *f
-			up.Level = out
-			before, after = append(before, *f), append(after, up)
+		if f.Level == out {
+			return nil
 		}
+		if w.needLookup && f.Level == 0 {
+			// LookupMergeTreeCompactRewriter.upgradeStrategy: a level-0
+			// file is read for its changelog, and rewritten unless it goes
+			// to the top level or the engine keeps the latest record
+			// anyway (deduplicate without sequence.field; not first-row,
+			// which drops keys found above); deletes are kept
+			// (forceDropDelete is for deletion vectors only).
+			rewriteFile := out != maxLevel && !(w.engine.Name == mergetree.EngineDeduplicate && len(w.engine.Order.Sequence.Fields) == 0)
+			return w.rewriteChangelog(ctx, b, single, out, false, rewriteFile, &before, &after, &changelog)
+		}
+		up := *f
+		up.Level = out
+		before, after = append(before, *f), append(after, up)
 		return nil
 	}
 	var candidate [][]mergetree.SortedRun
@@ -128,13 +156,13 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			return nil
 		case len(candidate) == 1 && len(candidate[0]) == 1:
 			for _, f := range candidate[0][0] {
-				if err := upgrade(&b.files[f.Index]); err != nil {
+				if err := upgrade(f.Index); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		return w.rewrite(ctx, b, candidate, out, dropDelete, &before, &after)
+		return rewrite(candidate)
 	}
 	for _, section := range mergetree.IntervalPartition(files) {
 		if len(section) > 1 {
@@ -149,7 +177,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			if err := flushCandidate(); err != nil {
 				return err
 			}
-			if err := upgrade(&b.files[f.Index]); err != nil {
+			if err := upgrade(f.Index); err != nil {
 				return err
 			}
 		}
@@ -169,8 +197,23 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 		}
 	}
 	b.files = append(kept, after...)
-	b.compactBefore, b.compactAfter = before, after
+	b.compactBefore, b.compactAfter, b.compactChangelog = before, after, changelog
+	w.forgetDropped(b)
 	return nil
+}
+
+// hasLevel0 reports whether a candidate holds a level-0 file.
+func hasLevel0(files []manifest.DataFileMeta, candidate [][]mergetree.SortedRun) bool {
+	for _, section := range candidate {
+		for _, run := range section {
+			for _, f := range run {
+				if files[f.Index].Level == 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rewrite merges the sections of candidate one after another and writes
@@ -183,36 +226,10 @@ func (w *KeyValueWriter) rewrite(ctx context.Context, b *kvBucket, candidate [][
 		files.abort()
 		return err
 	}
-	if w.reader == nil {
-		r, err := read.NewTableRead(w.fio, w.tablePath, w.schema, nil)
-		if err != nil {
-			return err
-		}
-		w.reader = r
-	}
 	for _, section := range candidate {
-		readers := make([]mergetree.RecordReader, 0, len(section))
-		for _, run := range section {
-			split := scan.Split{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets)}
-			for _, x := range run {
-				split.Files = append(split.Files, b.files[x.Index])
-				*before = append(*before, b.files[x.Index])
-			}
-			if len(w.partFields) > 0 {
-				vals, err := binrow.Deserialize(w.partTypes, b.partition)
-				if err != nil {
-					return abort(err)
-				}
-				split.PartitionValues = vals
-			}
-			r, err := w.reader.OpenRun(ctx, split)
-			if err != nil {
-				for _, rr := range readers {
-					_ = rr.Close()
-				}
-				return abort(fmt.Errorf("compact bucket %d of %s: %w", b.bucket, b.dir, err))
-			}
-			readers = append(readers, r)
+		readers, err := w.openSection(ctx, b, section, before)
+		if err != nil {
+			return abort(err)
 		}
 		fn, err := w.engine.NewMergeFunction()
 		if err != nil {
@@ -241,4 +258,50 @@ func (w *KeyValueWriter) rewrite(ctx context.Context, b *kvBucket, candidate [][
 		}
 	}
 	return files.close()
+}
+
+// openSection opens one reader per sorted run of a section and appends the
+// section's files to before.
+func (w *KeyValueWriter) openSection(ctx context.Context, b *kvBucket, section []mergetree.SortedRun, before *[]manifest.DataFileMeta) ([]mergetree.RecordReader, error) {
+	readers := make([]mergetree.RecordReader, 0, len(section))
+	for _, run := range section {
+		split, err := w.bucketSplit(b)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range run {
+			split.Files = append(split.Files, b.files[x.Index])
+			*before = append(*before, b.files[x.Index])
+		}
+		r, err := w.reader.OpenRun(ctx, split)
+		if err != nil {
+			for _, rr := range readers {
+				_ = rr.Close()
+			}
+			return nil, fmt.Errorf("compact bucket %d of %s: %w", b.bucket, b.dir, err)
+		}
+		readers = append(readers, r)
+	}
+	return readers, nil
+}
+
+// bucketSplit returns an empty split of b, making the run reader on first
+// use.
+func (w *KeyValueWriter) bucketSplit(b *kvBucket) (scan.Split, error) {
+	if w.reader == nil {
+		r, err := read.NewTableRead(w.fio, w.tablePath, w.schema, nil)
+		if err != nil {
+			return scan.Split{}, err
+		}
+		w.reader = r
+	}
+	split := scan.Split{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets)}
+	if len(w.partFields) > 0 {
+		vals, err := binrow.Deserialize(w.partTypes, b.partition)
+		if err != nil {
+			return scan.Split{}, fmt.Errorf("compact bucket %d of %s: partition: %w", b.bucket, b.dir, err)
+		}
+		split.PartitionValues = vals
+	}
+	return split, nil
 }

@@ -40,12 +40,15 @@ func TestDynamicBucketInterop(t *testing.T) {
 		partitioned bool
 		javaFirst   bool
 		options     map[string]string
+		lookup      bool // changelog-producer lookup
 	}{
-		{"dynbucket_go_first", java1, true, false, nil},
-		{"dynbucket_go_first_unpartitioned", java2, false, false, nil},
-		{"dynbucket_java_first", java2, true, true, nil},
-		{"dynbucket_java1_first", java1, false, true, nil},
-		{"dynbucket_index_in_data_dir", java2, true, false, map[string]string{"index-file-in-data-file-dir": "true"}},
+		{"dynbucket_go_first", java1, true, false, nil, false},
+		{"dynbucket_go_first_unpartitioned", java2, false, false, nil, false},
+		{"dynbucket_java_first", java2, true, true, nil, false},
+		{"dynbucket_java1_first", java1, false, true, nil, false},
+		{"dynbucket_index_in_data_dir", java2, true, false, map[string]string{"index-file-in-data-file-dir": "true"}, false},
+		{"dynbucket_lookup_go_first", java2, true, false, nil, true},
+		{"dynbucket_lookup_java1_first", java1, false, true, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -58,6 +61,9 @@ func TestDynamicBucketInterop(t *testing.T) {
 			options := map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "20", "num-sorted-run.compaction-trigger": "3"}
 			for k, v := range c.options {
 				options[k] = v
+			}
+			if c.lookup {
+				options["changelog-producer"] = "lookup"
 			}
 			var partitionKeys []string
 			if c.partitioned {
@@ -192,7 +198,7 @@ func TestDynamicBucketInterop(t *testing.T) {
 			everBucket := map[string]int32{}
 			check := func(phase string) {
 				t.Helper()
-				tb := checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, c.javaWriter))
+				tb, want := checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, c.javaWriter))
 				perBucket := map[string]int{}
 				for key, b := range keyBuckets(ctx, t, tb) {
 					if old, ok := everBucket[key]; ok && old != b {
@@ -211,6 +217,9 @@ func TestDynamicBucketInterop(t *testing.T) {
 					}
 				}
 				t.Logf("after %s: %d rows, keys per partition/bucket %v", phase, len(model), perBucket)
+				if c.lookup {
+					checkChangelogStream(ctx, t, tb, ref, pks, want, phase)
+				}
 			}
 			if c.javaFirst {
 				javaPhase("java0", 4, true)
