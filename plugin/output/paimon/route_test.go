@@ -9,6 +9,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
 // debeziumWithSchema is a Debezium event as Kafka Connect's JSON converter
@@ -174,5 +175,54 @@ maintenance: { enabled: false }
 	stats, err := tbl.PartitionStats(ctx, s)
 	if err != nil || len(stats) != 1 || stats[0].Buckets < 3 {
 		t.Fatalf("buckets %+v %v, want at least 3 (70 keys, 20 per bucket)", stats, err)
+	}
+}
+
+// TestOutputLookupChangelog: on a changelog-producer lookup table the
+// output writes level-0 files and its maintenance compaction writes the
+// changelog (+I for new keys, -U/+U for changed ones) in a COMPACT
+// snapshot.
+func TestOutputLookupChangelog(t *testing.T) {
+	o := openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+  bucket: 1
+  options: { changelog-producer: lookup }
+maintenance: { enabled: true, table_metrics: false }
+compaction: { enabled: true }
+`, t.TempDir()))
+	ctx := context.Background()
+	k := o.staticSink()
+	var logged int64
+	for b, vs := range [][]string{{"a", "b"}, {"A", "b"}} { // key 1 changes, key 2 does not
+		var batch service.MessageBatch
+		for i, v := range vs {
+			m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"%s"}`, i+1, v)))
+			m.MetaSetMut("operation", "update")
+			batch = append(batch, m)
+		}
+		if err := o.WriteBatch(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		k.maint.runOnce(ctx)
+		s, err := k.tbl.Snapshots().Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CommitKind != snapshot.CommitCompact || s.ChangelogRecordCount == nil {
+			t.Fatalf("batch %d: latest snapshot %d is %s with changelog %v, want a COMPACT snapshot with a changelog", b, s.ID, s.CommitKind, s.ChangelogRecordCount)
+		}
+		logged += *s.ChangelogRecordCount
+	}
+	// +I 1, +I 2; then -U/+U 1 and, without changelog-producer.row-deduplicate,
+	// -U/+U 2 for the unchanged key too.
+	if logged != 6 {
+		t.Fatalf("%d changelog records, want 6", logged)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -115,6 +116,15 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 	st, err := newWriteState(s, conf.Convert)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t, err)
+	}
+	if len(s.PrimaryKeys) > 0 && !conf.Maintenance.Compaction {
+		// The output writes level-0 files only; lookup changelogs and
+		// first-row's visible rows come from the compaction that moves them
+		// up.
+		if m, err := mergetree.ParseMode(s.Options); err == nil && (m.ChangelogProducer == "lookup" || m.Name == mergetree.EngineFirstRow) {
+			log.Warnf("Table %s has changelog-producer %s and merge-engine %s: its changelog and newest rows appear only when it is compacted; "+
+				"set compaction.enabled (maintenance.interval bounds the delay) or run a compaction job beside this output", t, m.ChangelogProducer, m.Name)
+		}
 	}
 	latest, err := tbl.Snapshots().LatestOfUser(ctx, conf.CommitUser)
 	if err != nil {
