@@ -204,11 +204,13 @@ func DefaultCommitUser(t config.Table, label string) string {
 }
 
 const outputDescription = `
-Each batch of messages becomes rows of a https://paimon.apache.org[Apache Paimon^] append table (a table without a
-primary key): the rows are written as Parquet data files into their partition and bucket directories, and the files of
-all batches that are ready are committed together as one snapshot (` + "`snapshot/snapshot-N`" + `), exactly as Java
-Paimon lays a table out, so that Flink, Spark, Trino, StarRocks, DuckDB or pypaimon read it, and the ` + "`paimon`" + `
-input tails it.
+Each batch of messages becomes rows of an https://paimon.apache.org[Apache Paimon^] table: appended to an append
+table, or upserted and deleted by key in a primary-key table (` + "`create_table.primary_keys`" + `, ` + "`row_kind`" + `,
+` + "`cdc_format`" + ` for Debezium, Canal, Maxwell and OGG envelopes). The rows are written as Parquet data files into their
+partition and bucket directories, and the files of the batches that are ready are committed together as one snapshot
+(` + "`snapshot/snapshot-N`" + `), exactly as Java Paimon lays a table out, so that Flink, Spark, Trino, StarRocks, DuckDB or
+pypaimon read it, and the ` + "`paimon`" + ` input tails it. An interpolated ` + "`table`" + ` writes many tables from one
+output; ` + "`source_position`" + ` makes delivery from a replaying source exactly once.
 
 == Delivery guarantees
 
