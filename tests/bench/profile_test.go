@@ -73,7 +73,9 @@ func TestProfileTables(t *testing.T) {
 	for _, r := range tables[0].Rows {
 		flat = append(flat, r[0])
 	}
-	if !strings.Contains(strings.Join(flat, " "), "sha256") {
+	// Which of the two hashes dominates depends on the CPU (SHA extensions
+	// make sha256 cheap); one of them must lead.
+	if top := strings.Join(flat, " "); !strings.Contains(top, "sha256") && !strings.Contains(top, "binrow.") {
 		t.Errorf("the top functions %v do not show the hashing that took the time", flat)
 	}
 	if len(tables[1].Rows) == 0 || tables[1].Rows[0][0] != "`binrow.Hash`" {
