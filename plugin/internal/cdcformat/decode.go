@@ -121,7 +121,10 @@ func decodeBytes(f Format, data []byte, cache *schemaCache) (Event, error) {
 	if len(trimmed) == 0 {
 		return Event{}, nil
 	}
-	if f == Debezium && cache != nil {
+	// The cached-schema path does not parse the schema it has seen
+	// before, so it checks the whole message first: it must refuse what
+	// Decode refuses.
+	if f == Debezium && cache != nil && json.Valid(trimmed) {
 		if msg, ok := splitDebezium(trimmed); ok {
 			return decodeDebezium(msg, cache)
 		}
