@@ -154,40 +154,7 @@ func testPKMixedWriters(t *testing.T, name string, options map[string]string, ja
 		}
 		check := func(phase string) {
 			t.Helper()
-			tb, err := cat.OpenTable(ctx, "interop", "mixed")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var rows [][]any
-			for _, r := range model {
-				rows = append(rows, r)
-			}
-			want, err := canonicalRows(tb.Schema().Fields, rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sortCodePoints(want)
-			goRows, err := tb.ReadAll(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := canonicalRows(tb.Schema().Fields, goRows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sortCodePoints(got)
-			results := map[string][]string{"go": got}
-			for _, o := range []string{java1, java2} {
-				if results[o], err = oracleRead(o, ref, readOpts{}); err != nil {
-					t.Fatalf("after %s: %s reads: %v", phase, o, err)
-				}
-			}
-			for reader, rows := range results {
-				if !slices.Equal(rows, want) {
-					t.Errorf("table %s after %s (java writer %s), reader %s: rows differ from the model\n got  %d:\n  %s\n want %d:\n  %s",
-						ref, phase, javaWriter, reader, len(rows), strings.Join(rows, "\n  "), len(want), strings.Join(want, "\n  "))
-				}
-			}
+			tb, want := checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, javaWriter))
 			if options["changelog-producer"] != "lookup" {
 				return
 			}

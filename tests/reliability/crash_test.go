@@ -69,8 +69,9 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
-// crashConfig is the pipeline under test.
-const crashConfig = `
+// httpSourceConfig starts the crash tests' pipelines: the harness is the
+// source, POSTing to an http_server input on the port (the first verb).
+const httpSourceConfig = `
 http:
   enabled: false
 logger:
@@ -82,7 +83,10 @@ input:
     address: 127.0.0.1:%d
     path: /post
     timeout: 120s
-output:
+`
+
+// crashConfig is the pipeline under test.
+const crashConfig = httpSourceConfig + `output:
   paimon:
     warehouse: %s
     database: rel

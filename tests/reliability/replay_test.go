@@ -65,19 +65,7 @@ func TestCrashReplayingSource(t *testing.T) {
 
 // replayConfig is the pipeline under test: port, warehouse, table, the
 // create_table lines, the source_position block.
-const replayConfig = `
-http:
-  enabled: false
-logger:
-  level: info
-  format: logfmt
-shutdown_timeout: 5s
-input:
-  http_server:
-    address: 127.0.0.1:%d
-    path: /post
-    timeout: 120s
-output:
+const replayConfig = httpSourceConfig + `output:
   paimon:
     warehouse: %s
     database: rel

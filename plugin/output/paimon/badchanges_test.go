@@ -30,6 +30,32 @@ func openTestOutput(t *testing.T, yaml string) *paimonOutput {
 	return o
 }
 
+// openKVOutput opens an output creating table t (id BIGINT, v STRING)
+// with primary key id; createExtra are more create_table lines (indented
+// two spaces), rootExtra more top-level lines.
+func openKVOutput(t *testing.T, createExtra, rootExtra string) *paimonOutput {
+	t.Helper()
+	return openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+%s
+%s
+`, t.TempDir(), createExtra, rootExtra))
+}
+
+// opMessage is a message with body and operation metadata op.
+func opMessage(op, body string) *service.Message {
+	m := service.NewMessage([]byte(body))
+	m.MetaSetMut("operation", op)
+	return m
+}
+
 // TestOutputBadChanges: every bad change fails alone, with an error that
 // names what is wrong; the good changes of the same batch are committed.
 func TestOutputBadChanges(t *testing.T) {

@@ -374,23 +374,12 @@ func TestMaintenanceBackground(t *testing.T) {
 // snapshots of a primary-key table too (changelog files with them), and
 // the merged rows stay.
 func TestMaintenancePrimaryKeyExpiry(t *testing.T) {
-	o := openTestOutput(t, fmt.Sprintf(`
-warehouse: %s
-table: t
-create_table:
-  enabled: true
-  schema:
-    - { name: id, type: BIGINT }
-    - { name: v, type: STRING }
-  primary_keys: [ id ]
-  bucket: 2
-  options: { changelog-producer: input, snapshot.num-retained.min: "1", snapshot.num-retained.max: "2" }
-maintenance: { enabled: true, table_metrics: false }
-`, t.TempDir()))
+	o := openKVOutput(t, `  bucket: 2
+  options: { changelog-producer: input, snapshot.num-retained.min: "1", snapshot.num-retained.max: "2" }`,
+		"maintenance: { enabled: true, table_metrics: false }")
 	ctx := context.Background()
 	for i := range 5 {
-		m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"v%d"}`, i%3, i)))
-		m.MetaSetMut("operation", "update")
+		m := opMessage("update", fmt.Sprintf(`{"id":%d,"v":"v%d"}`, i%3, i))
 		if err := o.WriteBatch(ctx, service.MessageBatch{m}); err != nil {
 			t.Fatal(err)
 		}

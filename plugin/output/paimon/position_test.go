@@ -144,7 +144,6 @@ func TestPositionTracker(t *testing.T) {
 // position freezes (duplicates after a crash, never a loss).
 func TestPositionTrackerOverflow(t *testing.T) {
 	tr, _ := newPositionTracker(nil)
-	tr.properties([]*batchPositions{{written: offsets(t, "a", "1")}})
 	_, apply := tr.properties([]*batchPositions{{written: offsets(t, "a", "1")}})
 	apply()
 	many := make([]string, maxOutstanding+1)

@@ -126,27 +126,14 @@ maintenance: { enabled: false }
 // most dynamic-bucket.target-row-num keys, each key in one bucket across
 // batches, and the merged table equals the changes.
 func TestOutputDynamicBucket(t *testing.T) {
-	o := openTestOutput(t, fmt.Sprintf(`
-warehouse: %s
-table: t
-create_table:
-  enabled: true
-  schema:
-    - { name: id, type: BIGINT }
-    - { name: v, type: STRING }
-  primary_keys: [ id ]
-  options: { dynamic-bucket.target-row-num: "20" }
-maintenance: { enabled: false }
-`, t.TempDir()))
+	o := openKVOutput(t, `  options: { dynamic-bucket.target-row-num: "20" }`, "maintenance: { enabled: false }")
 	ctx := context.Background()
 	want := map[int64]string{}
 	for b := range 5 {
 		var batch service.MessageBatch
 		for i := range 30 {
 			id := int64((b*13 + i*7) % 70)
-			m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"b%d-%d"}`, id, b, i)))
-			m.MetaSetMut("operation", "update")
-			batch = append(batch, m)
+			batch = append(batch, opMessage("update", fmt.Sprintf(`{"id":%d,"v":"b%d-%d"}`, id, b, i)))
 			want[id] = fmt.Sprintf("b%d-%d", b, i)
 		}
 		if err := o.WriteBatch(ctx, batch); err != nil {
@@ -183,29 +170,15 @@ maintenance: { enabled: false }
 // changelog (+I for new keys, -U/+U for changed ones) in a COMPACT
 // snapshot.
 func TestOutputLookupChangelog(t *testing.T) {
-	o := openTestOutput(t, fmt.Sprintf(`
-warehouse: %s
-table: t
-create_table:
-  enabled: true
-  schema:
-    - { name: id, type: BIGINT }
-    - { name: v, type: STRING }
-  primary_keys: [ id ]
-  bucket: 1
-  options: { changelog-producer: lookup }
-maintenance: { enabled: true, table_metrics: false }
-compaction: { enabled: true }
-`, t.TempDir()))
+	o := openKVOutput(t, "  bucket: 1\n  options: { changelog-producer: lookup }",
+		"maintenance: { enabled: true, table_metrics: false }\ncompaction: { enabled: true }")
 	ctx := context.Background()
 	k := o.staticSink()
 	var logged int64
 	for b, vs := range [][]string{{"a", "b"}, {"A", "b"}} { // key 1 changes, key 2 does not
 		var batch service.MessageBatch
 		for i, v := range vs {
-			m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"%s"}`, i+1, v)))
-			m.MetaSetMut("operation", "update")
-			batch = append(batch, m)
+			batch = append(batch, opMessage("update", fmt.Sprintf(`{"id":%d,"v":"%s"}`, i+1, v)))
 		}
 		if err := o.WriteBatch(ctx, batch); err != nil {
 			t.Fatal(err)

@@ -268,11 +268,16 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 		// Failed messages come again: their streams' positions wait.
 		tracker.fail(positions.failed)
 	}
-	if err != nil {
+	// failBatch: nothing of the batch is committed, so its written
+	// messages come again too.
+	failBatch := func(err error) ([]error, error) {
 		if positions != nil {
 			tracker.fail(positions.written)
 		}
 		return nil, err
+	}
+	if err != nil {
+		return failBatch(err)
 	}
 	if req != nil { // nil: every message failed, was committed before, or an empty batch; nothing to commit
 		req.positions = positions
@@ -281,10 +286,7 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 			if res.definite {
 				deleteFiles(context.WithoutCancel(ctx), k.tbl.FileIO(), files)
 			}
-			if positions != nil {
-				tracker.fail(positions.written)
-			}
-			return nil, res.err
+			return failBatch(res.err)
 		}
 	}
 	return msgErrs, nil
