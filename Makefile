@@ -67,14 +67,10 @@ lint: tools
 	$(GO) vet -tags interop $(PKGS)
 	$(CI_BIN)/staticcheck -tags interop $(PKGS)
 
-# Short runs of every fuzz target (FUZZTIME each).
+# Short runs of every fuzz target (FUZZTIME each). scripts/fuzz.sh tells Go
+# 1.26's fuzz-deadline race (no input found) from a finding, which fails.
 fuzz:
-	@set -e; for f in $$(grep -rl --include='*_test.go' '^func Fuzz' lakecore plugin config 2>/dev/null); do \
-	  pkg=./$$(dirname $$f); \
-	  for t in $$(grep -o '^func Fuzz[A-Za-z0-9_]*' $$f | sed 's/func //'); do \
-	    echo "== $$pkg $$t"; $(GO) test -run='^$$' -fuzz="^$$t$$" -fuzztime=$(FUZZTIME) $$pkg; \
-	  done; \
-	done
+	bash scripts/fuzz.sh $(FUZZTIME)
 
 # Go benchmarks of every package, then the report harness (tests/bench), which
 # regenerates docs/BENCHMARKS.md (about 75 minutes on the 2-core machine;
