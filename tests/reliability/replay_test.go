@@ -3,6 +3,7 @@ package reliability
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -18,6 +19,10 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
@@ -43,7 +48,13 @@ type replaySpec struct {
 	name   string
 	table  string
 	create string // create_table lines beyond the schema
+	// output is output fields beyond source_position (maintenance,
+	// compaction).
+	output string
 	keyed  bool
+	// changelog: the table's changelog, streamed from snapshot 1 after a
+	// final compaction, must replay to the merged table.
+	changelog bool
 	// positions turns source_position on; without it the test counts the
 	// duplicates (the figure the option removes) and asserts no loss.
 	positions bool
@@ -58,6 +69,13 @@ func TestCrashReplayingSource(t *testing.T) {
 		{name: "append-without-positions", table: "replay_plain", create: "bucket: -1", rounds: pick(6, 30)},
 		{name: "primary-key", table: "replay_pk", keyed: true, positions: true, rounds: pick(12, 60),
 			create: "primary_keys: [ k ]\n      bucket: 2\n      options: { changelog-producer: input }"},
+		// Dynamic buckets and a lookup changelog, compacted by the output's
+		// maintenance every 50 ms, so kills land in bucket assignment and in
+		// lookup compactions too: no key may end in two buckets (it would be
+		// read twice), and the lookup changelog must replay to the table.
+		{name: "primary-key-dynamic-bucket-lookup", table: "replay_pk_lookup", keyed: true, changelog: true, positions: true, rounds: pick(12, 60),
+			create: "primary_keys: [ k ]\n      bucket: -1\n      options: { changelog-producer: lookup, dynamic-bucket.target-row-num: '30' }",
+			output: replayCompaction},
 	} {
 		t.Run(spec.name, func(t *testing.T) { runReplayTest(t, bin, spec) })
 	}
@@ -84,6 +102,10 @@ const replayConfig = httpSourceConfig + `output:
       period: 10ms
 %s
 `
+
+// replayCompaction compacts the table from the output's maintenance.
+const replayCompaction = `    maintenance: { enabled: true, interval: 50ms, table_metrics: false }
+    compaction: { enabled: true }`
 
 const replayPositions = `    source_position:
       stream: s${! this.stream }
@@ -139,7 +161,7 @@ func (r *replayRun) round(n int, final bool) {
 		pos = replayPositions
 	}
 	p := startRound(t, r.bin, r.dir, n, func(port int) string {
-		return fmt.Sprintf(replayConfig, port, r.wh, r.spec.table, r.spec.create, pos)
+		return fmt.Sprintf(replayConfig, port, r.wh, r.spec.table, r.spec.create, pos+"\n"+r.spec.output)
 	})
 	cmd, exited, logPath, port := p.cmd, p.exited, p.logPath, p.port
 	var mu sync.Mutex
@@ -305,7 +327,11 @@ func (r *replayRun) check() {
 	}
 	got := map[int64]int64{}
 	for _, row := range rows {
-		got[row[0].(int64)] = row[2].(int64)
+		k := row[0].(int64)
+		if _, twice := got[k]; twice {
+			t.Errorf("key %d is read twice: it is in two buckets", k)
+		}
+		got[k] = row[2].(int64)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("merged table (key: offset) %v\nwant %v", got, want)
@@ -316,7 +342,15 @@ func (r *replayRun) check() {
 		t.Fatal(err)
 	}
 	latest := map[int64]int64{}
+	compacts := 0
 	for _, id := range ids {
+		sn, err := tbl.Snapshots().Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sn.CommitKind == snapshot.CommitCompact {
+			compacts++
+		}
 		rows, err := tbl.ReadAll(ctx, id)
 		if err != nil {
 			t.Fatalf("snapshot %d: %v", id, err)
@@ -329,6 +363,63 @@ func (r *replayRun) check() {
 			latest[k] = off
 		}
 	}
-	figure(t, "%d rounds, %d kills, %d changes sent, %d acknowledged, %d snapshots read: merged table equals the model, no key went back in time",
-		r.spec.rounds, r.kills, r.sent.Load(), total, len(ids))
+	figure(t, "%d rounds, %d kills, %d changes sent, %d acknowledged, %d snapshots read (%d COMPACT): merged table equals the model, no key went back in time",
+		r.spec.rounds, r.kills, r.sent.Load(), total, len(ids), compacts)
+	if r.spec.output != "" && compacts == 0 {
+		t.Errorf("no COMPACT snapshot: the output's maintenance never compacted, so no kill could land in a compaction")
+	}
+	if r.spec.changelog {
+		r.checkChangelog(tbl, want)
+	}
+}
+
+// checkChangelog compacts what the output's maintenance left in level 0
+// (its changelog is written by that compaction), then replays the
+// changelog from snapshot 1 onto an empty map: it must give the model.
+func (r *replayRun) checkChangelog(tbl *lakecore.Table, want map[int64]int64) {
+	t := r.t
+	ctx := context.Background()
+	if _, err := tbl.Compact(ctx, maintain.CompactOptions{}); err != nil {
+		t.Fatalf("final compaction: %v", err)
+	}
+	got := map[int64]int64{}
+	changes := 0
+	ss := tbl.NewStreamScan(scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 1, Bounded: true})
+	for {
+		plan, err := ss.Next(ctx)
+		if errors.Is(err, scan.ErrEndOfScan) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tbl.ReadChanges(ctx, plan, func(kinds []kv.RowKind, rows [][]any) error {
+			for i, row := range rows {
+				changes++
+				k := row[0].(int64)
+				switch kinds[i] {
+				case kv.Insert, kv.UpdateAfter: // after a -U the key is absent again
+					if prev, ok := got[k]; ok {
+						return fmt.Errorf("snapshot %d: %s of key %d at offset %d, but the changelog already holds it at %d",
+							plan.Snapshot.ID, kinds[i], k, row[2].(int64), prev)
+					}
+					got[k] = row[2].(int64)
+				case kv.Delete, kv.UpdateBefore:
+					if prev, ok := got[k]; !ok || prev != row[2].(int64) {
+						return fmt.Errorf("snapshot %d: %s of key %d at offset %d, but the changelog holds %d (present %v)",
+							plan.Snapshot.ID, kinds[i], k, row[2].(int64), prev, ok)
+					}
+					delete(got, k)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("changelog: %v", err)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("changelog replayed (key: offset) %v\nwant %v", got, want)
+	}
+	figure(t, "the lookup changelog (%d changes) replays to the model", changes)
 }
