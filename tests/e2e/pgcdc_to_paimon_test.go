@@ -229,8 +229,14 @@ type exampleProcess struct {
 // pointing at the test database and directory, HTTP off.
 func startExample(t *testing.T, db *pgtest.DB, wh string) *exampleProcess {
 	t.Helper()
+	return startExampleFile(t, "postgres_to_paimon.yaml", db, wh)
+}
+
+// startExampleFile runs examples/<name> so.
+func startExampleFile(t *testing.T, name string, db *pgtest.DB, wh string) *exampleProcess {
+	t.Helper()
 	cmd := exec.Command(binarytest.Path(t), "-s", "http.enabled=false", "-c",
-		filepath.Join(fixturetest.RepoDir(t), "examples", "postgres_to_paimon.yaml"))
+		filepath.Join(fixturetest.RepoDir(t), "examples", name))
 	cmd.Env = append(os.Environ(), "PG_DSN="+db.DSN, "WAREHOUSE="+wh)
 	p := &exampleProcess{cmd: cmd, out: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
