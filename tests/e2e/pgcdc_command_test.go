@@ -22,13 +22,7 @@ func TestPgCDCCommands(t *testing.T) {
 	wh := t.TempDir()
 	p := startPgPipeline(t, pgInput(db, slot, "  tables: [ public.orders ]\n"), ordersOutput(wh, ""))
 	waitTableEqualsSelect(t, db, wh, "snapshot")
-	deadline := time.Now().Add(30 * time.Second)
-	for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != "1" {
-		if time.Now().After(deadline) {
-			t.Fatal("slot never active")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitSlotActive(t, db, slot, true)
 	pid := db.QueryString("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'")
 
 	run := func(args ...string) (int, string) {
@@ -44,13 +38,7 @@ func TestPgCDCCommands(t *testing.T) {
 		t.Fatalf("drop-slot of an active slot: exit %d, want 1 and %q\n%s", code, want, out)
 	}
 	p.stop()
-	deadline = time.Now().Add(30 * time.Second)
-	for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != "0" {
-		if time.Now().After(deadline) {
-			t.Fatal("slot still active after the pipeline stopped")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitSlotActive(t, db, slot, false)
 	if code, out = run("drop-slot", "--dsn", db.DSN, "--slot", slot); code != 0 || !strings.HasPrefix(out, "dropped slot "+slot+" (logical, plugin pgoutput") {
 		t.Fatalf("drop-slot: exit %d\n%s", code, out)
 	}

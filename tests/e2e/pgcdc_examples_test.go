@@ -216,13 +216,7 @@ func TestPostgresAuditExampleRuns(t *testing.T) {
 		INSERT INTO orders VALUES (0, 'before the slot', NULL)`) // not archived: snapshot never
 	wh := t.TempDir()
 	p := startExampleFile(t, "postgres_audit_to_paimon.yaml", db, wh)
-	deadline := time.Now().Add(30 * time.Second)
-	for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = 'paimon_audit'") != "1" {
-		if time.Now().After(deadline) {
-			t.Fatalf("slot never active\n%s", p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitSlotActive(t, db, "paimon_audit", true)
 	db.Exec("TRUNCATE oracle.audit")
 	write := func(from, to int) {
 		for i := from; i < to; i++ {

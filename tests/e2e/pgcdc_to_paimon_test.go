@@ -183,18 +183,9 @@ func TestPgCDCToPaimonExactlyOnce(t *testing.T) {
 			pgInput(db, slot, "  tables: [ public.orders ]\n  publication: "+db.Name+"_slot\n  snapshot: never\n"),
 			ordersOutput(wh, "  source_position: { stream: \"pg/orders\", offset: '${! @lsn_position }' }\n"))
 	}
-	waitActive := func(slot string) {
-		deadline := time.Now().Add(30 * time.Second)
-		for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != "1" {
-			if time.Now().After(deadline) {
-				t.Fatalf("slot %s never active", slot)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	first := db.Name + "_slot"
 	p1 := pipeline(first)
-	waitActive(first)
+	waitSlotActive(t, db, first, true)
 	for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
 		db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
 		db.Exec(fmt.Sprintf("UPDATE orders SET status = 'paid' WHERE id = %d", i))
@@ -270,26 +261,10 @@ const exampleDDL = `CREATE TABLE orders (order_id bigint PRIMARY KEY, status tex
 		CREATE PUBLICATION paimon_orders FOR TABLE orders;
 		INSERT INTO orders (order_id, status, amount) SELECT g, 'new', g * 0.5 FROM generate_series(1, 200) g`
 
-// waitExample waits until the Paimon table equals SELECT.
+// wait waits until the Paimon table equals SELECT.
 func (p *exampleProcess) wait(t *testing.T, db *pgtest.DB, wh, what string) {
 	t.Helper()
-	want := strings.Join(db.QueryStrings(exampleQuery), "\n")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case err := <-p.exited:
-			t.Fatalf("the example exited: %v\n%s", err, p.out.String())
-		default:
-		}
-		got := exampleRows(t, wh)
-		if strings.Join(got, "\n") == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: Paimon %d rows, SELECT %d\n got %v\nwant %v\n%s", what, len(got), strings.Count(want, "\n")+1, head(got), head(strings.Split(want, "\n")), p.out.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	p.waitRows(t, db, what, exampleQuery, func() []string { return exampleRows(t, wh) })
 }
 
 // TestPostgresExampleRuns runs examples/postgres_to_paimon.yaml with the
@@ -447,5 +422,19 @@ func TestPgCDCToPaimonTablesFromMetadata(t *testing.T) {
 			t.Fatalf("items: Paimon %d rows, SELECT %d\n got %v\nwant %v", len(got), len(want), head(got), head(want))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// waitSlotActive waits up to 30 s until slot is active (a walsender
+// streams it) or, with active false, until it is not.
+func waitSlotActive(t *testing.T, db *pgtest.DB, slot string, active bool) {
+	t.Helper()
+	want := map[bool]string{true: "1", false: "0"}[active]
+	deadline := time.Now().Add(30 * time.Second)
+	for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("slot %s: active never became %v", slot, active)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
