@@ -85,12 +85,9 @@ func pgAction(run func(ctx context.Context, c *cli.Context, conn *pgx.Conn) erro
 		ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		err := func() error {
-			cfg, err := pgx.ParseConfig(c.String(flagDSN))
+			cfg, err := queryConfig(c.String(flagDSN))
 			if err != nil {
 				return fmt.Errorf("--%s: %v", flagDSN, err)
-			}
-			for k, v := range startupParams {
-				cfg.RuntimeParams[k] = v
 			}
 			if cfg.ConnectTimeout == 0 {
 				cfg.ConnectTimeout = connectTimeout
