@@ -419,16 +419,24 @@ func runDropSlot(ctx context.Context, c *cli.Context, conn *pgx.Conn) error {
 // terminated walsender releases its slot as it exits, a moment later, and
 // the consumer may reconnect meanwhile; so it terminates whoever holds the
 // slot and retries until the drop succeeds or slotReleaseTimeout passes.
+// A temporary slot goes with its session: gone is dropped.
 func terminateAndDrop(ctx context.Context, conn *pgx.Conn, name string) error {
 	deadline := time.Now().Add(slotReleaseTimeout)
 	for {
 		var terminated *bool
-		if err := conn.QueryRow(ctx, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL",
-			name).Scan(&terminated); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		err := conn.QueryRow(ctx, "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL",
+			name).Scan(&terminated)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("terminate the walsender of slot %s: %w", name, err)
 		}
-		_, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot($1)", name)
-		if err == nil {
+		var exists bool
+		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT FROM pg_replication_slots WHERE slot_name = $1)", name).Scan(&exists); err != nil {
+			return fmt.Errorf("read slot %s: %w", name, err)
+		}
+		if !exists {
+			return nil
+		}
+		if _, err = conn.Exec(ctx, "SELECT pg_drop_replication_slot($1)", name); err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -202,6 +202,26 @@ func TestCommandDropSlot(t *testing.T) {
 	if out, err = runCommand(t, "drop-slot", "--dsn", db.DSN, "--slot", slot); err != nil || strings.Count(out, "\n") != 1 || slotExists(db, slot) {
 		t.Fatalf("err %v; out:\n%s", err, out)
 	}
+
+	// A temporary slot goes with the walsender --force terminates.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := replicationConn(ctx, db.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := pglogrepl.CreateReplicationSlot(ctx, conn, slot, "pgoutput", pglogrepl.CreateReplicationSlotOptions{Temporary: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pglogrepl.StartReplication(ctx, conn, slot, 0, pglogrepl.StartReplicationOptions{
+		PluginArgs: []string{"proto_version '1'", "publication_names '" + slot + "'"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCommand(t, "drop-slot", "--dsn", db.DSN, "--slot", slot, "--force")
+	if err != nil || !strings.HasPrefix(out, fmt.Sprintf("terminated pid %d, the walsender of slot %s\ndropped slot %s", conn.PID(), slot, slot)) || slotExists(db, slot) {
+		t.Fatalf("temporary slot: err %v; out:\n%s", err, out)
+	}
 }
 
 // TestCommandDropPublication drops a publication, not its tables; a
