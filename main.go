@@ -1,6 +1,7 @@
 // Command benthos-paimon is a Benthos binary with the Apache Paimon input
-// and output plugins, a `demo` subcommand that writes a sample table, and
-// the `paimon` commands that inspect and maintain tables (plugin/command).
+// and output plugins, the pg_cdc input, a `demo` subcommand that writes a
+// sample table, the `paimon` commands that inspect and maintain tables
+// (plugin/command) and the `pg-cdc` commands on a pg_cdc input's slot.
 package main
 
 import (
@@ -13,7 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/version"            // build stamps (-ldflags -X)
 	"github.com/benthos-paimon/benthos-paimon/plugin/command"              // the paimon commands
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/paimon"       // registers the paimon input
-	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"        // registers the pg_cdc input
+	"github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"          // registers the pg_cdc input; the pg-cdc commands
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/metrics/prometheus" // registers the prometheus metrics exporter
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"      // registers the paimon output
 )
@@ -32,5 +33,6 @@ func main() {
 		service.CLIOptAddCommand(demoCommand()),
 		service.CLIOptAddCommand(docsCommand()),
 		command.CLIOpt(),
+		pgcdc.CLIOpt(),
 	)
 }

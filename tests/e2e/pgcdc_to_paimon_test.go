@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"fmt"
 	"os"
 	"os/exec"
@@ -183,18 +184,9 @@ func TestPgCDCToPaimonExactlyOnce(t *testing.T) {
 			pgInput(db, slot, "  tables: [ public.orders ]\n  publication: "+db.Name+"_slot\n  snapshot: never\n"),
 			ordersOutput(wh, "  source_position: { stream: \"pg/orders\", offset: '${! @lsn_position }' }\n"))
 	}
-	waitActive := func(slot string) {
-		deadline := time.Now().Add(30 * time.Second)
-		for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != "1" {
-			if time.Now().After(deadline) {
-				t.Fatalf("slot %s never active", slot)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	first := db.Name + "_slot"
 	p1 := pipeline(first)
-	waitActive(first)
+	waitSlotActive(t, db, first, true)
 	for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
 		db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
 		db.Exec(fmt.Sprintf("UPDATE orders SET status = 'paid' WHERE id = %d", i))
@@ -229,8 +221,14 @@ type exampleProcess struct {
 // pointing at the test database and directory, HTTP off.
 func startExample(t *testing.T, db *pgtest.DB, wh string) *exampleProcess {
 	t.Helper()
+	return startExampleFile(t, "postgres_to_paimon.yaml", db, wh)
+}
+
+// startExampleFile runs examples/<name> so.
+func startExampleFile(t *testing.T, name string, db *pgtest.DB, wh string) *exampleProcess {
+	t.Helper()
 	cmd := exec.Command(binarytest.Path(t), "-s", "http.enabled=false", "-c",
-		filepath.Join(fixturetest.RepoDir(t), "examples", "postgres_to_paimon.yaml"))
+		filepath.Join(fixturetest.RepoDir(t), "examples", name))
 	cmd.Env = append(os.Environ(), "PG_DSN="+db.DSN, "WAREHOUSE="+wh)
 	p := &exampleProcess{cmd: cmd, out: &bytes.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
@@ -264,26 +262,10 @@ const exampleDDL = `CREATE TABLE orders (order_id bigint PRIMARY KEY, status tex
 		CREATE PUBLICATION paimon_orders FOR TABLE orders;
 		INSERT INTO orders (order_id, status, amount) SELECT g, 'new', g * 0.5 FROM generate_series(1, 200) g`
 
-// waitExample waits until the Paimon table equals SELECT.
+// wait waits until the Paimon table equals SELECT.
 func (p *exampleProcess) wait(t *testing.T, db *pgtest.DB, wh, what string) {
 	t.Helper()
-	want := strings.Join(db.QueryStrings(exampleQuery), "\n")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case err := <-p.exited:
-			t.Fatalf("the example exited: %v\n%s", err, p.out.String())
-		default:
-		}
-		got := exampleRows(t, wh)
-		if strings.Join(got, "\n") == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: Paimon %d rows, SELECT %d\n got %v\nwant %v\n%s", what, len(got), strings.Count(want, "\n")+1, head(got), head(strings.Split(want, "\n")), p.out.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	p.waitRows(t, db, what, exampleQuery, func() []string { return exampleRows(t, wh) })
 }
 
 // TestPostgresExampleRuns runs examples/postgres_to_paimon.yaml with the
@@ -442,4 +424,98 @@ func TestPgCDCToPaimonTablesFromMetadata(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// waitSlotActive waits up to 30 s until slot is active (a walsender
+// streams it) or, with active false, until it is not.
+func waitSlotActive(t *testing.T, db *pgtest.DB, slot string, active bool) {
+	t.Helper()
+	want := map[bool]string{true: "1", false: "0"}[active]
+	deadline := time.Now().Add(30 * time.Second)
+	for db.QueryString("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"+slot+"'") != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("slot %s: active never became %v", slot, active)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPgCDCToastLookup: pg_cdc with toast: null under REPLICA IDENTITY
+// DEFAULT into the paimon output with unchanged_columns from the
+// unchanged_toast metadata. Updates that leave a large (TOASTed) value
+// unchanged do not carry it; the output keeps it from the table (a point
+// lookup) or from the key's earlier change in the batch (a transaction
+// that changes the value and then another column, an insert then an
+// update). The Paimon table equals SELECT, large values compared by MD5.
+func TestPgCDCToastLookup(t *testing.T) {
+	db := pgtest.New(t)
+	// 12.8 kB of random hex: incompressible, so stored out of line; seed
+	// makes the subquery correlated, so each row gets its own value.
+	big := func(seed string) string {
+		return "(SELECT string_agg(md5(random()::text || x || " + seed + "), '') FROM generate_series(1, 400) x)"
+	}
+	db.Exec(`CREATE TABLE docs (id bigint PRIMARY KEY, small text, big text);
+		INSERT INTO docs SELECT g, 's' || g, ` + big("g") + ` FROM generate_series(1, 40) g`)
+	if n := db.QueryString("SELECT count(DISTINCT big) FROM docs"); n != "40" {
+		t.Fatalf("%s distinct big values, want 40", n)
+	}
+	wh := t.TempDir()
+	startPgPipeline(t, pgInput(db, db.Name+"_slot", "  tables: [ public.docs ]\n  toast: \"null\"\n"), fmt.Sprintf(`  warehouse: %s
+  database: shop
+  table: docs
+  unchanged_columns: '${! @unchanged_toast.or("") }'
+  batching: { count: 1000, period: 100ms }
+  create_table:
+    enabled: true
+    schema:
+      - { name: id, type: BIGINT }
+      - { name: small, type: STRING }
+      - { name: big, type: STRING }
+    primary_keys: [ id ]
+    bucket: 2
+`, wh))
+	query := "SELECT id, small, md5(big) FROM docs ORDER BY id"
+	got := func() []string {
+		tbl, err := lakecore.Open(context.Background(), wh, "shop", "docs")
+		if err != nil {
+			return nil
+		}
+		rows, err := tbl.ReadAll(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			sum := "NULL"
+			if s, ok := r[2].(string); ok {
+				sum = fmt.Sprintf("%x", md5.Sum([]byte(s)))
+			}
+			out = append(out, fmt.Sprintf("%v|%v|%s", r[0], r[1], sum))
+		}
+		sort.Slice(out, func(i, j int) bool { return keyLess(out[i], out[j]) })
+		return out
+	}
+	wait := func(what string) {
+		t.Helper()
+		want := strings.Join(db.QueryStrings(query), "\n")
+		deadline := time.Now().Add(60 * time.Second)
+		for strings.Join(got(), "\n") != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: Paimon\n%s\nSELECT\n%s", what, strings.Join(head(got()), "\n"), strings.Join(head(strings.Split(want, "\n")), "\n"))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	wait("after the snapshot")
+	db.Exec("UPDATE docs SET small = 'u' || id WHERE id % 2 = 0") // big unchanged: looked up
+	wait("after updates leaving big unchanged")
+	db.Exec(`BEGIN;
+		UPDATE docs SET big = ` + big("id") + ` WHERE id = 1;
+		UPDATE docs SET small = 'after new big' WHERE id = 1;
+		INSERT INTO docs VALUES (100, 'new', ` + big("100") + `);
+		UPDATE docs SET small = 'new, updated' WHERE id = 100;
+		DELETE FROM docs WHERE id = 3;
+		UPDATE docs SET small = 'again' WHERE id % 5 = 0;
+		COMMIT`)
+	wait("after a transaction changing big and then other columns")
 }

@@ -32,13 +32,23 @@ var startupParams = map[string]string{
 // backoff, but they say what to change).
 var errConfig = errors.New("pg_cdc")
 
-func queryConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
+// queryConfig parses dsn into the config of an ordinary connection with
+// the startup parameters set.
+func queryConfig(dsn string) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
+		return nil, err
 	}
 	for k, v := range startupParams {
 		cfg.RuntimeParams[k] = v
+	}
+	return cfg, nil
+}
+
+func queryConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
+	cfg, err := queryConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {

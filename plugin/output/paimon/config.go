@@ -46,6 +46,7 @@ const (
 	fieldSourcePosition  = "source_position"
 	fieldCDCFormat       = "cdc_format"
 	fieldBefore          = "before"
+	fieldUnchanged       = "unchanged_columns"
 	fieldTableIdle       = "table_idle_timeout"
 	fieldSPStream        = "stream"
 	fieldSPOffset        = "offset"
@@ -122,6 +123,10 @@ type Config struct {
 	// Before is the before mapping: the row before an update of a native
 	// message (written as -U ahead of the +U); nil without it.
 	Before *bloblang.Executor
+	// UnchangedColumns is unchanged_columns: per native message, the
+	// comma-separated columns an update does not carry, kept from the
+	// key's current row (unchanged.go); nil without it.
+	UnchangedColumns *service.InterpolatedString
 }
 
 // SourcePosition is the source_position object: the stream a message comes
@@ -361,6 +366,22 @@ func ConfigSpec() *service.ConfigSpec {
 					"that gives null or deletes the root writes no `-U`. CDC inputs put the old row in metadata "+
 					"(`pg_cdc`: `before` under REPLICA IDENTITY FULL).").
 				Examples(`root = @before`, `root = this.before`).
+				Optional().
+				Advanced(),
+			service.NewInterpolatedStringField(fieldUnchanged).
+				Description("For native messages of a primary-key table: the columns, comma-separated, that an update "+
+					"or insert does not carry (their values in the message are ignored) and that keep the values of the "+
+					"key's current row. Made for `pg_cdc` with `toast: null`, whose `unchanged_toast` metadata lists the "+
+					"large (TOAST) values an update did not change and Postgres did not send: "+
+					"`${! @unchanged_toast.or(\"\") }` fills them without REPLICA IDENTITY FULL (`.or(\"\")`: a message without the metadata keeps nothing). The current row is the last change "+
+					"of the key earlier in the batch, else the table's latest snapshot (a point lookup of the key: only the "+
+					"files whose key range holds it are read, but each lookup costs reads, so prefer FULL for tables "+
+					"updated often). A key without a row fails its message, naming the columns. With "+
+					"`merge-engine: partial-update` the message's nulls already keep the old values, so nothing is looked "+
+					"up; other merge engines than deduplicate fail such messages. The message's own values of those columns "+
+					"(pg_cdc sends null) are still converted first, so the columns must be nullable. Empty for a message: "+
+					"nothing kept.").
+				Example(`${! @unchanged_toast.or("") }`).
 				Optional().
 				Advanced(),
 			service.NewStringEnumField(fieldCDCFormat, "native", string(cdcformat.Debezium), string(cdcformat.Canal),
@@ -735,6 +756,14 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 			return c, fmt.Errorf("before: not with cdc_format %s, whose envelope carries the old row", c.CDCFormat)
 		}
 		if c.Before, err = conf.FieldBloblang(fieldBefore); err != nil {
+			return c, err
+		}
+	}
+	if conf.Contains(fieldUnchanged) {
+		if c.CDCFormat != "" {
+			return c, fmt.Errorf("unchanged_columns: not with cdc_format %s, whose envelope carries whole rows", c.CDCFormat)
+		}
+		if c.UnchangedColumns, err = conf.FieldInterpolatedString(fieldUnchanged); err != nil {
 			return c, err
 		}
 	}

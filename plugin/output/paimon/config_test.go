@@ -160,6 +160,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + "max_in_flight: 0\n", "max_in_flight must be at least 1"},
 		{base + "unknown_fields: drop\n", `unknown_fields "drop" is not error or ignore`},
 		{base + "timestamp_unit: minutes\n", `timestamp_unit "minutes" is not s, ms, us or ns`},
+		{base + "cdc_format: debezium-json\nunchanged_columns: big\n", "unchanged_columns: not with cdc_format debezium-json, whose envelope carries whole rows"},
 	}
 	for _, tc := range cases {
 		_, err := parse(t, tc.yaml)

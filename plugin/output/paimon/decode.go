@@ -2,6 +2,7 @@ package paimon
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -23,6 +24,9 @@ type messageValues struct {
 	// fields are the column types the envelope gives, for the columns
 	// schema evolution adds.
 	fields []types.DataField
+	// unchanged are the columns unchanged_columns names for the message:
+	// kept from the key's current row.
+	unchanged []string
 }
 
 // rawChange is one change of a CDC envelope: its kind and its column
@@ -99,9 +103,12 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 	if k.conf.Before != nil {
 		before = batch.BloblangExecutor(k.conf.Before)
 	}
-	var rowKind *service.MessageBatchInterpolationExecutor
+	var rowKind, unchanged *service.MessageBatchInterpolationExecutor
 	if k.conf.RowKind != nil {
 		rowKind = batch.InterpolationExecutor(k.conf.RowKind)
+	}
+	if k.conf.UnchangedColumns != nil {
+		unchanged = batch.InterpolationExecutor(k.conf.UnchangedColumns)
 	}
 	for i, msg := range batch {
 		if skip != nil && skip[i] {
@@ -131,7 +138,21 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 		}
 		values[i].kind = kind
 		if kind == kv.UpdateAfter && before != nil {
-			values[i], errs[i] = withBefore(before, batch[i], i)
+			if values[i], errs[i] = withBefore(before, batch[i], i); errs[i] != nil {
+				continue
+			}
+		}
+		if unchanged != nil && (kind == kv.Insert || kind == kv.UpdateAfter) {
+			cols, err := unchanged.TryString(i)
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", fieldUnchanged, err)
+				continue
+			}
+			for _, c := range strings.Split(cols, ",") {
+				if c = strings.TrimSpace(c); c != "" {
+					values[i].unchanged = append(values[i].unchanged, c)
+				}
+			}
 		}
 	}
 	return values, errs

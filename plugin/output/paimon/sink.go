@@ -239,6 +239,11 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 			}
 		}
 	}
+	if k.conf.UnchangedColumns != nil {
+		if err := k.fillUnchanged(ctx, st, values, changes, msgErrs); err != nil {
+			return nil, err
+		}
+	}
 	fail := func(i int, err error) {
 		if msgErrs[i] == nil {
 			msgErrs[i] = err
