@@ -48,6 +48,7 @@ const (
 	OpExpirePartitions  Operation = "expire-partitions"
 	OpCompact           Operation = "compact"
 	OpRemoveOrphanFiles Operation = "remove-orphan-files"
+	OpDeleteTag         Operation = "delete-tag"
 )
 
 // Counts is a number of files and their total size in bytes.
@@ -242,6 +243,8 @@ func (r *Report) Summary() string {
 		if r.Conflicts > 0 {
 			fmt.Fprintf(&b, ", %d %s", r.Conflicts, plural(int64(r.Conflicts), "conflict", "conflicts"))
 		}
+	case OpDeleteTag:
+		fmt.Fprintf(&b, "%s %s and %s", verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
 	case OpRemoveOrphanFiles:
 		total := Counts{Files: r.RemovedData.Files + r.RemovedMeta.Files, Bytes: r.RemovedData.Bytes + r.RemovedMeta.Bytes}
 		fmt.Fprintf(&b, "%s %s", verb, total)
