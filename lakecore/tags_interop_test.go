@@ -290,3 +290,10 @@ func TestInteropTagsMatchJava(t *testing.T) {
 		})
 	}
 }
+
+func openTable(t *testing.T, wh, db, table string) (*lakecore.Table, error) {
+	t.Helper()
+	return lakecore.Open(context.Background(), wh, db, table)
+}
+
+func itoa(n int64) string { return fmt.Sprint(n) }

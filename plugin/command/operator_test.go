@@ -499,3 +499,79 @@ func TestActionAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestAlter: alter sets and resets options and adds columns as one new
+// schema file, refuses what Java refuses on a table with snapshots, and
+// writes nothing in a dry run or on error.
+func TestAlter(t *testing.T) {
+	tt := newTestTable(t, t.TempDir(), storage.S3Config{}, map[string]string{"compaction.min.file-num": "3"})
+	tt.commit(1, "2024-01-01")
+	schemaIDs := func() string {
+		ids, err := tt.tbl.Schemas().ListIDs(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(ids)
+	}
+	r := paimon(t, "alter", tt.args("--set", "snapshot.num-retained.max=20", "--reset", "compaction.min.file-num", "--add-column", "score DOUBLE", "--dry-run")...)
+	want := []string{"set snapshot.num-retained.max = 20", "reset compaction.min.file-num (was 3)", "add column score DOUBLE",
+		"alter default.events: dry run, would change schema 0 (3 changes)"}
+	if got := r.lines(); !slices.Equal(got, want) || schemaIDs() != "[0]" {
+		t.Fatalf("alter --dry-run:\n%s\nschemas %s", strings.Join(got, "\n"), schemaIDs())
+	}
+	r = paimon(t, "alter", tt.args("--set", "snapshot.num-retained.max=20", "--reset", "compaction.min.file-num", "--add-column", "score DOUBLE")...)
+	if got := r.lines(); got[len(got)-1] != "alter default.events: schema 0 -> 1" || schemaIDs() != "[0 1]" {
+		t.Fatalf("alter: %s", r)
+	}
+	s, err := tt.tbl.Schemas().Latest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := s.Options["compaction.min.file-num"]; has || s.Options["snapshot.num-retained.max"] != "20" ||
+		fmt.Sprint(s.FieldNames()) != "[id dt msg score]" || s.Fields[3].ID != 3 {
+		t.Fatalf("schema 1: options %v, fields %v", s.Options, s.FieldNames())
+	}
+	// Old files read with the new column as NULL.
+	rows, err := mustOpen(t, tt.warehouse).ReadAll(context.Background(), 0)
+	if err != nil || len(rows) != 1 || len(rows[0]) != 4 || rows[0][3] != nil {
+		t.Fatalf("rows after alter: %v, %v", rows, err)
+	}
+	r = paimon(t, "schema", tt.args()...)
+	requireLines(t, r.lines(), fmt.Sprintf("1 %s 4 add column score DOUBLE (id 3); set snapshot.num-retained.max = 20; reset compaction.min.file-num", formatTime(s.TimeMillis)))
+
+	r = paimon(t, "alter", tt.args("--set", "snapshot.num-retained.max=20")...)
+	if got := r.lines(); got[len(got)-1] != "alter default.events: nothing changed, schema 1 stays" || schemaIDs() != "[0 1]" {
+		t.Fatalf("no-op alter: %s", r)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--set", "bucket=4"}, "cannot change bucket when it is -1"},
+		{[]string{"--reset", "bucket"}, "cannot reset bucket"},
+		{[]string{"--set", "partition=x"}, "change 'partition' is not supported yet"},
+		{[]string{"--set", "snapshot.num-retained.max=many"}, `snapshot.num-retained.max = "many"`},
+		{[]string{"--set", "novalue"}, `--set "novalue" is not key=value`},
+		{[]string{"--add-column", "score DOUBLE"}, `column "score" already exists`},
+		{[]string{"--add-column", "n INT NOT NULL"}, "cannot be NOT NULL"},
+		{[]string{"--add-column", "x NOTATYPE"}, `--add-column "x NOTATYPE"`},
+		{nil, "nothing to alter"},
+	} {
+		r := runCLI(t, nil, append([]string{"paimon", "alter"}, tt.args(tc.args...)...)...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+			t.Fatalf("alter %v: want exit 1 and %q; got %s", tc.args, tc.want, r)
+		}
+	}
+	if schemaIDs() != "[0 1]" {
+		t.Fatalf("refused alters wrote schemas: %s", schemaIDs())
+	}
+}
+
+func mustOpen(t *testing.T, wh string) *lakecore.Table {
+	t.Helper()
+	tbl, err := lakecore.Open(context.Background(), wh, "default", "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}

@@ -1,10 +1,10 @@
 // Package command is the `paimon` command group of benthos-paimon: table
 // maintenance named after Paimon's actions (compact, expire-snapshots,
 // expire-partitions, remove-orphan-files, create-tag, delete-tag,
-// rollback-to, reset-consumer; Paimon's own names such as
+// rollback-to, reset-consumer, alter; Paimon's own names such as
 // expire_snapshots are aliases) and inspection (databases, tables, info,
-// schema, snapshots, files, tags, consumers), taking the warehouse and S3 settings
-// the paimon input and output take. A Benthos build gets the commands with
+// schema, snapshots, files, tags, consumers), taking the warehouse and S3
+// settings the paimon input and output take. A Benthos build gets the commands with
 // one option, as it gets the plugins with one import each:
 //
 //	service.RunCLI(ctx, command.CLIOpt())
@@ -65,6 +65,7 @@ func Paimon() *cli.Command {
 			tablesCommand(),
 			infoCommand(),
 			schemaCommand(),
+			alterCommand(),
 			snapshotsCommand(),
 			filesCommand(),
 			compactCommand(),

@@ -142,6 +142,12 @@ public final class Main {
                     Tags.delete(c, ident(flags), required(flags, "tag"));
                 }
                 return;
+            case "alter":
+                allow(flags, "warehouse", "database", "table", "changes");
+                try (Catalog c = catalog(flags)) {
+                    Alter.alter(c, ident(flags), required(flags, "changes"));
+                }
+                return;
             case "rollback":
                 allow(flags, "warehouse", "database", "table", "snapshot", "tag");
                 try (Catalog c = catalog(flags)) {
@@ -251,8 +257,8 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|version --warehouse W --database D --table T"
-                + " [--snapshot N] [--tag NAME] [--time-retained-millis MS] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
+                + " [--snapshot N] [--tag NAME] [--time-retained-millis MS] [--changes JSON] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 
     /** Paimon's version, from the bundled Maven metadata. */
