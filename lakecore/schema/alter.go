@@ -2,7 +2,6 @@ package schema
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -68,35 +67,16 @@ func (m *Manager) Alter(ctx context.Context, a Alteration, hasSnapshots bool) (*
 			return nil, fmt.Errorf("alter %s: %w: column %q cannot be NOT NULL (Paimon adds nullable columns only)", m.tablePath, ErrInvalidSchema, f.Name)
 		}
 	}
-	var lastErr error
-	for attempt := 0; attempt < maxAddColumnsAttempts; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("alter %s: %w", m.tablePath, err)
-		}
-		cur, err := m.Latest(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("alter %s: %w", m.tablePath, err)
-		}
+	return m.commitChange(ctx, "alter", func(cur *TableSchema) (*TableSchema, error) {
 		next, err := m.altered(cur, a, hasSnapshots)
-		if err != nil {
-			return nil, fmt.Errorf("alter %s: %w", m.tablePath, err)
-		}
-		if next == nil {
-			return cur, nil
+		if next == nil || err != nil {
+			return nil, err
 		}
 		if err := next.Opts().Validate(); err != nil {
-			return nil, fmt.Errorf("alter %s: %w", m.tablePath, err)
+			return nil, err
 		}
-		err = m.Commit(ctx, next)
-		if err == nil {
-			return next, nil
-		}
-		if !errors.Is(err, ErrSchemaExists) {
-			return nil, fmt.Errorf("alter %s: %w", m.tablePath, err)
-		}
-		lastErr = err
-	}
-	return nil, fmt.Errorf("alter %s: gave up after %d attempts: %w", m.tablePath, maxAddColumnsAttempts, lastErr)
+		return next, nil
+	})
 }
 
 // altered returns cur with a applied as schema cur.ID+1, or nil when a

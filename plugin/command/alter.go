@@ -31,13 +31,6 @@ func alterCommand() *cli.Command {
 	}
 }
 
-func repeated(c *cli.Context, name string) []string {
-	if r, ok := c.Generic(name).(*repeatedFlag); ok {
-		return r.values
-	}
-	return nil
-}
-
 func runAlter(s *session, c *cli.Context) error {
 	var a schema.Alteration
 	for _, v := range repeated(c, "set") {

@@ -378,7 +378,16 @@ func TestRollbackTo(t *testing.T) {
 		t.Fatalf("dry run changed the table: %v %v", snapIDs(), tagNames())
 	}
 
+	if err := tt.tbl.Consumers().Put(ctx, "reader", snapshot.Consumer{NextSnapshot: 6}); err != nil {
+		t.Fatal(err)
+	}
 	r = paimon(t, "rollback_to", tt.args("--version", "3")...)
+	if !strings.Contains(r.stderr, "warning: consumer reader reads next snapshot 6; its reader would skip snapshots 4..5") {
+		t.Fatalf("no warning about the consumer ahead of the rollback:\n%s", r.stderr)
+	}
+	if err := tt.tbl.Consumers().Delete(ctx, "reader"); err != nil {
+		t.Fatal(err)
+	}
 	if got := r.lines(); got[len(got)-1] != "rollback-to default.events: rolled back from snapshot 5 to snapshot 3, deleted 2 snapshots, 0 changelogs, 2 tags" {
 		t.Fatalf("rollback-to: %s", r)
 	}

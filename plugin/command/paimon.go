@@ -441,8 +441,11 @@ func partitionFlag(usage string) cli.Flag {
 }
 
 // partitionValues returns the --partition values given.
-func partitionValues(c *cli.Context) []string {
-	if r, ok := c.Generic(flagPartition).(*repeatedFlag); ok {
+func partitionValues(c *cli.Context) []string { return repeated(c, flagPartition) }
+
+// repeated returns the values given to a repeatedFlag.
+func repeated(c *cli.Context, name string) []string {
+	if r, ok := c.Generic(name).(*repeatedFlag); ok {
 		return r.values
 	}
 	return nil

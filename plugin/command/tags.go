@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -323,5 +324,31 @@ func runRollbackTo(s *session, c *cli.Context) error {
 	if err == nil && !dry && len(res.Snapshots) > 0 {
 		fmt.Fprintf(s.errOut, "note: the data files only the deleted snapshots used are now orphans; `paimon remove-orphan-files` deletes them\n")
 	}
+	if err == nil {
+		warnConsumersAhead(s, res.Target)
+	}
 	return err
+}
+
+// warnConsumersAhead warns about consumers whose next snapshot is past
+// target+1: Java's rollback leaves them alone, and their readers would
+// skip the snapshots that new commits write with those ids again.
+func warnConsumersAhead(s *session, target int64) {
+	consumers, err := s.tbl.Consumers().List(s.ctx)
+	if err != nil {
+		fmt.Fprintf(s.errOut, "warning: cannot check the consumers: %v\n", err)
+		return
+	}
+	ids := make([]string, 0, len(consumers))
+	for id := range consumers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if next := consumers[id].NextSnapshot; next > target+1 {
+			fmt.Fprintf(s.errOut, "warning: consumer %s reads next snapshot %d; its reader would skip snapshots %d..%d when they are written again "+
+				"(reset it: paimon reset-consumer --consumer %s --next-snapshot %d, once snapshot %d exists, or delete it)\n",
+				id, next, target+1, next-1, id, target+1, target+1)
+		}
+	}
 }
