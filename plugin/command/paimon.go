@@ -56,8 +56,8 @@ func Paimon() *cli.Command {
 	return &cli.Command{
 		Name:  "paimon",
 		Usage: "Inspect and maintain Paimon tables (compact, expire, remove orphan files, tags, rollback, consumers)",
-		Description: "Commands on one table of a Paimon warehouse (a local path, file:// or s3://bucket/prefix),\n" +
-			"named after Apache Paimon's actions. They follow Paimon's rules, so a table maintained here and\n" +
+		Description: "Commands on a Paimon warehouse (a local path, file:// or s3://bucket/prefix) and its tables,\n" +
+			"named after Apache Paimon's actions (Paimon's underscore names, such as expire_snapshots, work too). They follow Paimon's rules, so a table maintained here and\n" +
 			"read or written by Java Paimon (or the other way round) stays correct. Run\n" +
 			"`benthos-paimon paimon <command> --help` for the flags of each.",
 		Subcommands: withActionAliases([]*cli.Command{
