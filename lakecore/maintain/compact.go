@@ -220,9 +220,27 @@ func (c *compactor) run(ctx context.Context) error {
 		}
 		if c.o.DryRun {
 			for _, tk := range tasks {
+				pt := PlannedTask{Partition: c.t.partitionName(tk.partition), Bucket: tk.bucket}
 				for _, f := range tk.files {
 					c.rep.Rewritten.add(f.FileSize)
-					before.remove(c.t.partitionName(tk.partition), f.FileSize)
+					before.remove(pt.Partition, f.FileSize)
+					pt.Files = append(pt.Files, f.FileName)
+					pt.In.add(f.FileSize)
+					pt.Rows += f.RowCount
+				}
+				// The rewrite rolls a new file at target-file-size; the
+				// sizes of the inputs bound the count.
+				pt.ExpectedOut = max(1, int((pt.In.Bytes+c.target-1)/c.target))
+				c.rep.Planned = append(c.rep.Planned, pt)
+				// Written and the partitions' after-counts are estimates
+				// in a dry run: the expected files, as large as the inputs.
+				for i := range pt.ExpectedOut {
+					size := pt.In.Bytes / int64(pt.ExpectedOut)
+					if i == pt.ExpectedOut-1 {
+						size = pt.In.Bytes - size*int64(pt.ExpectedOut-1)
+					}
+					c.rep.Written.add(size)
+					before.addFile(pt.Partition, size)
 				}
 			}
 			c.rep.Tasks = len(tasks)

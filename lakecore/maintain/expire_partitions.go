@@ -137,6 +137,7 @@ type partitionInfo struct {
 	bytes  []byte
 	values []any
 	files  Counts
+	rows   int64
 }
 
 func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, rep *Report) error {
@@ -226,6 +227,7 @@ func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, 
 			parts[string(e.Partition)] = p
 		}
 		p.files.add(e.File.FileSize)
+		p.rows += e.File.RowCount
 	}
 
 	keys := make([]string, len(t.partFields))
@@ -283,6 +285,8 @@ func expirePartitions(ctx context.Context, t *table, o ExpirePartitionsOptions, 
 	var drop [][]byte
 	for _, c := range candidates {
 		rep.PartitionsDropped = append(rep.PartitionsDropped, t.partitionName(c.info.bytes))
+		rep.DroppedPartitions = append(rep.DroppedPartitions, DroppedPartition{
+			Partition: t.partitionName(c.info.bytes), Files: c.info.files, Rows: c.info.rows})
 		rep.DroppedFiles.Files += c.info.files.Files
 		rep.DroppedFiles.Bytes += c.info.files.Bytes
 		drop = append(drop, c.info.bytes)

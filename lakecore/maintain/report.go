@@ -48,6 +48,7 @@ const (
 	OpExpirePartitions  Operation = "expire-partitions"
 	OpCompact           Operation = "compact"
 	OpRemoveOrphanFiles Operation = "remove-orphan-files"
+	OpDeleteTag         Operation = "delete-tag"
 )
 
 // Counts is a number of files and their total size in bytes.
@@ -72,6 +73,32 @@ type SkippedPartition struct {
 	// Partition is "k1=v1/k2=v2" with unescaped values.
 	Partition string
 	Reason    string
+}
+
+// DroppedPartition is one partition that partition expiration drops (or
+// in a dry run would drop), with its live data files and their rows.
+type DroppedPartition struct {
+	// Partition is "k1=v1/k2=v2" with unescaped values.
+	Partition string
+	Files     Counts
+	Rows      int64
+}
+
+// PlannedTask is one compaction task of a dry run: the files of one
+// partition and bucket that would be rewritten together.
+type PlannedTask struct {
+	// Partition is "k1=v1/k2=v2" with unescaped values, "" when the table
+	// is not partitioned.
+	Partition string
+	Bucket    int32
+	// Files are the input file names, in the order they would be read.
+	Files []string
+	In    Counts
+	Rows  int64
+	// ExpectedOut is the number of files the rewrite would write: the
+	// inputs' bytes over target-file-size, rounded up (the new files are
+	// rolled at that size; compression may make them fewer).
+	ExpectedOut int
 }
 
 // PartitionFiles describes the live data files of one partition before and
@@ -133,11 +160,14 @@ type Report struct {
 	// snapshot's predecessors expire.
 	PartitionsDropped []string
 	DroppedFiles      Counts
+	// DroppedPartitions details PartitionsDropped, in the same order.
+	DroppedPartitions []DroppedPartition
 	// Skipped are partitions that could not be judged.
 	Skipped []SkippedPartition
 
 	// Rewritten counts the compaction inputs, Written the files written in
-	// their place; Tasks is the number of compaction units (bins or
+	// their place (in a dry run an estimate: the expected files, as large
+	// as their inputs); Tasks is the number of compaction units (bins or
 	// windows) committed, Conflicts the attempts lost to a concurrent
 	// change of the same files, Partitions the per-partition file counts
 	// (compaction only) before and after.
@@ -145,6 +175,8 @@ type Report struct {
 	Tasks              int
 	Conflicts          int
 	Partitions         []PartitionFiles
+	// Planned are the tasks a compaction dry run would run.
+	Planned []PlannedTask
 
 	// Snapshots are the ids of the snapshots committed (OVERWRITE for
 	// partition expiration, COMPACT for compaction).
@@ -242,6 +274,8 @@ func (r *Report) Summary() string {
 		if r.Conflicts > 0 {
 			fmt.Fprintf(&b, ", %d %s", r.Conflicts, plural(int64(r.Conflicts), "conflict", "conflicts"))
 		}
+	case OpDeleteTag:
+		fmt.Fprintf(&b, "%s %s and %s", verb, r.RemovedData.described("data"), r.RemovedMeta.described("metadata"))
 	case OpRemoveOrphanFiles:
 		total := Counts{Files: r.RemovedData.Files + r.RemovedMeta.Files, Bytes: r.RemovedData.Bytes + r.RemovedMeta.Bytes}
 		fmt.Fprintf(&b, "%s %s", verb, total)
@@ -259,6 +293,21 @@ func (r *Report) Summary() string {
 func (r *Report) String() string {
 	var b strings.Builder
 	b.WriteString(r.Summary())
+	for _, p := range r.DroppedPartitions {
+		d := "drop"
+		if r.DryRun {
+			d = "would drop"
+		}
+		fmt.Fprintf(&b, "\n  %s %s: %s, %d %s", d, p.Partition, p.Files, p.Rows, plural(p.Rows, "row", "rows"))
+	}
+	for i, tk := range r.Planned {
+		name := tk.Partition
+		if name == "" {
+			name = "(table)"
+		}
+		fmt.Fprintf(&b, "\n  task %d: %s bucket %d: %s, %d %s -> %d %s: %s", i+1, name, tk.Bucket, tk.In, tk.Rows, plural(tk.Rows, "row", "rows"),
+			tk.ExpectedOut, plural(int64(tk.ExpectedOut), "file", "files"), strings.Join(tk.Files, " "))
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "\n  skipped %s: %s", s.Partition, s.Reason)
 	}

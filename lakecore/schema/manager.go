@@ -219,18 +219,29 @@ func (m *Manager) AddColumns(ctx context.Context, fields []types.DataField) (*Ta
 			return nil, fmt.Errorf("add columns to %s: %w: column %q cannot be NOT NULL", m.tablePath, ErrInvalidSchema, f.Name)
 		}
 	}
+	return m.commitChange(ctx, "add columns to", func(cur *TableSchema) (*TableSchema, error) {
+		return m.withColumns(cur, fields)
+	})
+}
+
+// commitChange commits the schema change build makes of the latest schema
+// (nil: nothing to change, the latest is returned), re-reading the latest
+// schema and building again when another writer commits the next schema
+// first (SchemaManager.commitChanges' loop). Errors start with what and
+// the table.
+func (m *Manager) commitChange(ctx context.Context, what string, build func(cur *TableSchema) (*TableSchema, error)) (*TableSchema, error) {
 	var lastErr error
 	for attempt := 0; attempt < maxAddColumnsAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("add columns to %s: %w", m.tablePath, err)
+			return nil, fmt.Errorf("%s %s: %w", what, m.tablePath, err)
 		}
 		cur, err := m.Latest(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("add columns to %s: %w", m.tablePath, err)
+			return nil, fmt.Errorf("%s %s: %w", what, m.tablePath, err)
 		}
-		next, err := m.withColumns(cur, fields)
+		next, err := build(cur)
 		if err != nil {
-			return nil, fmt.Errorf("add columns to %s: %w", m.tablePath, err)
+			return nil, fmt.Errorf("%s %s: %w", what, m.tablePath, err)
 		}
 		if next == nil {
 			return cur, nil
@@ -240,11 +251,11 @@ func (m *Manager) AddColumns(ctx context.Context, fields []types.DataField) (*Ta
 			return next, nil
 		}
 		if !errors.Is(err, ErrSchemaExists) {
-			return nil, fmt.Errorf("add columns to %s: %w", m.tablePath, err)
+			return nil, fmt.Errorf("%s %s: %w", what, m.tablePath, err)
 		}
 		lastErr = err
 	}
-	return nil, fmt.Errorf("add columns to %s: gave up after %d attempts: %w", m.tablePath, maxAddColumnsAttempts, lastErr)
+	return nil, fmt.Errorf("%s %s: gave up after %d attempts: %w", what, m.tablePath, maxAddColumnsAttempts, lastErr)
 }
 
 // withColumns returns cur plus the missing columns as schema cur.ID+1, or

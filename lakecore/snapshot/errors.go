@@ -26,4 +26,12 @@ var (
 	// ErrTagNotFound is returned (wrapped) by TagManager.Get for a missing
 	// tag.
 	ErrTagNotFound = errors.New("tag not found")
+
+	// ErrTagExists is returned (wrapped) by TagManager.Create for a name
+	// that already has a tag (Java: "Tag '<name>' already exists.").
+	ErrTagExists = errors.New("tag already exists")
+
+	// ErrInvalidTag is wrapped by errors about a tag name that cannot name
+	// a tag file (blank, or containing "/").
+	ErrInvalidTag = errors.New("invalid tag name")
 )

@@ -1,8 +1,10 @@
 // Package command is the `paimon` command group of benthos-paimon: table
 // maintenance named after Paimon's actions (compact, expire-snapshots,
-// expire-partitions, remove-orphan-files) and inspection (info, snapshots,
-// files) on one table of a warehouse, taking the warehouse and S3 settings
-// the paimon input and output take. A Benthos build gets the commands with
+// expire-partitions, remove-orphan-files, create-tag, delete-tag,
+// rollback-to, reset-consumer, alter; Paimon's own names such as
+// expire_snapshots are aliases) and inspection (databases, tables, info,
+// schema, snapshots, files, tags, consumers), taking the warehouse and S3
+// settings the paimon input and output take. A Benthos build gets the commands with
 // one option, as it gets the plugins with one import each:
 //
 //	service.RunCLI(ctx, command.CLIOpt())
@@ -42,9 +44,10 @@ func CLIOpt() service.CLIOptFunc { return service.CLIOptAddCommand(Paimon()) }
 
 // Paimon is the `paimon` command group: table maintenance named
 // after Paimon's actions (compact, expire-snapshots, expire-partitions,
-// remove-orphan-files) and inspection (info, snapshots, files). Every
-// subcommand takes the warehouse and S3 settings the paimon input and
-// output take, validated by the same code (config.Table.Validate).
+// remove-orphan-files, tags, rollback, consumers) and inspection
+// (databases, tables, info, schema, snapshots, files, tags, consumers).
+// Every subcommand takes the warehouse and S3 settings the paimon input
+// and output take, validated by the same code (config.Table.Validate).
 //
 // Output: results on stdout, progress and warnings on stderr; every
 // command ends with a summary line. Errors are one message on stderr and
@@ -52,21 +55,45 @@ func CLIOpt() service.CLIOptFunc { return service.CLIOptAddCommand(Paimon()) }
 func Paimon() *cli.Command {
 	return &cli.Command{
 		Name:  "paimon",
-		Usage: "Inspect and maintain Paimon tables (compact, expire snapshots and partitions, remove orphan files)",
-		Description: "Commands on one table of a Paimon warehouse (a local path, file:// or s3://bucket/prefix),\n" +
-			"named after Apache Paimon's actions. They follow Paimon's rules, so a table maintained here and\n" +
+		Usage: "Inspect and maintain Paimon tables (compact, expire, remove orphan files, tags, rollback, consumers)",
+		Description: "Commands on a Paimon warehouse (a local path, file:// or s3://bucket/prefix) and its tables,\n" +
+			"named after Apache Paimon's actions (Paimon's underscore names, such as expire_snapshots, work too). They follow Paimon's rules, so a table maintained here and\n" +
 			"read or written by Java Paimon (or the other way round) stays correct. Run\n" +
 			"`benthos-paimon paimon <command> --help` for the flags of each.",
-		Subcommands: []*cli.Command{
+		Subcommands: withActionAliases([]*cli.Command{
+			databasesCommand(),
+			tablesCommand(),
 			infoCommand(),
+			schemaCommand(),
+			alterCommand(),
 			snapshotsCommand(),
 			filesCommand(),
 			compactCommand(),
 			expireSnapshotsCommand(),
 			expirePartitionsCommand(),
 			removeOrphanFilesCommand(),
-		},
+			tagsCommand(),
+			createTagCommand(),
+			deleteTagCommand(),
+			rollbackToCommand(),
+			consumersCommand(),
+			resetConsumerCommand(),
+			deleteConsumerCommand(),
+		}),
 	}
+}
+
+// withActionAliases gives every command whose name has a hyphen the name
+// of Paimon's action or procedure as an alias (expire-snapshots ->
+// expire_snapshots, rollback-to -> rollback_to), so that an operator can
+// type what the Paimon docs say.
+func withActionAliases(cmds []*cli.Command) []*cli.Command {
+	for _, c := range cmds {
+		if alias := strings.ReplaceAll(c.Name, "-", "_"); alias != c.Name {
+			c.Aliases = append(c.Aliases, alias)
+		}
+	}
+	return cmds
 }
 
 // Flag names shared by every subcommand.
@@ -91,12 +118,27 @@ const (
 // map one to one onto config.Table, the warehouse/database/table/s3
 // fields of the paimon input and output.
 func tableFlags() []cli.Flag {
-	const s3 = "S3 (for s3:// warehouses)"
-	return []cli.Flag{
-		&cli.StringFlag{Name: flagWarehouse, Aliases: []string{"w"}, Required: true,
-			Usage: "the warehouse: a local path, file:///path or s3://bucket/prefix (s3a:// accepted)"},
+	return append([]cli.Flag{
+		warehouseFlag(),
 		&cli.StringFlag{Name: flagDatabase, Aliases: []string{"d"}, Value: config.DefaultDatabase, Usage: "the database of the table"},
 		&cli.StringFlag{Name: flagTable, Aliases: []string{"t"}, Required: true, Usage: "the table name"},
+	}, s3Flags()...)
+}
+
+// warehouseFlags are the flags of the commands on a whole warehouse
+// (databases, tables): no --table.
+func warehouseFlags(extra ...cli.Flag) []cli.Flag {
+	return append(append([]cli.Flag{warehouseFlag()}, extra...), s3Flags()...)
+}
+
+func warehouseFlag() cli.Flag {
+	return &cli.StringFlag{Name: flagWarehouse, Aliases: []string{"w"}, Required: true,
+		Usage: "the warehouse: a local path, file:///path or s3://bucket/prefix (s3a:// accepted)"}
+}
+
+func s3Flags() []cli.Flag {
+	const s3 = "S3 (for s3:// warehouses)"
+	return []cli.Flag{
 		&cli.StringFlag{Name: flagS3Endpoint, Category: s3, Usage: "a custom S3 endpoint URL (MinIO, Ceph, versitygw, R2); empty for AWS"},
 		&cli.StringFlag{Name: flagS3Region, Category: s3, Usage: "the region; empty takes AWS_REGION or the shared config, else us-east-1"},
 		&cli.BoolFlag{Name: flagS3ForcePathStyle, Category: s3, Usage: "address buckets as <endpoint>/<bucket> (most S3-compatible servers need it)"},
@@ -108,7 +150,8 @@ func tableFlags() []cli.Flag {
 }
 
 // tableConfig reads the table flags into the config the plugins use and
-// validates it with the plugins' rules.
+// validates it with the plugins' rules. A command on the whole warehouse
+// (no --table flag) validates the rest with a stand-in table name.
 func tableConfig(c *cli.Context) (config.Table, error) {
 	t := config.Table{
 		Warehouse: c.String(flagWarehouse),
@@ -123,7 +166,14 @@ func tableConfig(c *cli.Context) (config.Table, error) {
 			SessionToken:    c.String(flagS3SessionToken),
 		},
 	}
-	if err := t.Validate(); err != nil {
+	v := t
+	if !hasFlag(c, flagTable) {
+		v.Table = "_"
+		if v.Database == "" {
+			v.Database = config.DefaultDatabase
+		}
+	}
+	if err := v.Validate(); err != nil {
 		// The messages name the plugin fields (s3.credentials.secret); say
 		// it with flag names.
 		msg := strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": ")
@@ -134,11 +184,25 @@ func tableConfig(c *cli.Context) (config.Table, error) {
 	return t, nil
 }
 
-// session is what a subcommand runs with: the opened table, its config,
-// where output goes and a context cancelled by Ctrl-C.
+// hasFlag reports whether the running command defines flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// session is what a subcommand runs with: the catalog, the opened table
+// (nil for commands on the whole warehouse), its config, where output
+// goes and a context cancelled by Ctrl-C.
 type session struct {
 	ctx    context.Context
 	conf   config.Table
+	cat    *lakecore.Catalog
 	tbl    *lakecore.Table
 	out    io.Writer // results
 	errOut io.Writer // progress, warnings
@@ -187,6 +251,9 @@ func openSession(ctx context.Context, c *cli.Context) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !hasFlag(c, flagTable) {
+		return &session{ctx: ctx, conf: conf, cat: cat, out: c.App.Writer, errOut: c.App.ErrWriter}, nil
+	}
 	tbl, err := cat.OpenTable(ctx, conf.Database, conf.Table)
 	switch {
 	case errors.Is(err, lakecore.ErrTableNotFound):
@@ -195,7 +262,7 @@ func openSession(ctx context.Context, c *cli.Context) (*session, error) {
 	case err != nil:
 		return nil, err
 	}
-	return &session{ctx: ctx, conf: conf, tbl: tbl, out: c.App.Writer, errOut: c.App.ErrWriter}, nil
+	return &session{ctx: ctx, conf: conf, cat: cat, tbl: tbl, out: c.App.Writer, errOut: c.App.ErrWriter}, nil
 }
 
 // name is "db.table" for messages.
@@ -374,8 +441,11 @@ func partitionFlag(usage string) cli.Flag {
 }
 
 // partitionValues returns the --partition values given.
-func partitionValues(c *cli.Context) []string {
-	if r, ok := c.Generic(flagPartition).(*repeatedFlag); ok {
+func partitionValues(c *cli.Context) []string { return repeated(c, flagPartition) }
+
+// repeated returns the values given to a repeatedFlag.
+func repeated(c *cli.Context, name string) []string {
+	if r, ok := c.Generic(name).(*repeatedFlag); ok {
 		return r.values
 	}
 	return nil

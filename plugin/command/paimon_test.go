@@ -485,6 +485,28 @@ func TestCompact(t *testing.T) {
 		!strings.Contains(got[len(got)-1], "in 1 task") {
 		t.Fatalf("dry run:\n%s", r)
 	}
+	// It lists the task: its files in read order, rows and expected output.
+	var names []string
+	var size int64
+	for _, f := range filesOnDisk(t, tt) {
+		if f.dt == "2024-01-01" {
+			names = append(names, f.name)
+			size += f.size
+		}
+	}
+	var task string
+	for _, l := range r.lines() {
+		if strings.HasPrefix(l, "task 1: ") {
+			task = l
+		}
+	}
+	head, list, _ := strings.Cut(task, " -> 1 file: ")
+	listed := strings.Fields(list)
+	slices.Sort(listed)
+	if head != fmt.Sprintf("task 1: dt=2024-01-01 bucket 0: 6 files (%s), 12 rows", formatBytes(size)) || !slices.Equal(listed, names) {
+		t.Fatalf("dry run task line %q, want the 6 files %v", task, names)
+	}
+	requireLines(t, r.lines(), fmt.Sprintf("dt=2024-01-01: 6 files (%s) -> 1 file (%s)", formatBytes(size), formatBytes(size)))
 	if got := dataFiles(t, tt.dir()); !slices.Equal(got, filesBefore) {
 		t.Fatalf("dry run changed the files: %v", got)
 	}
@@ -598,6 +620,14 @@ func TestExpirePartitions(t *testing.T) {
 	if l := r.lines(); !strings.HasPrefix(l[len(l)-1], "expire-partitions default.db/events: dry run, would drop 2 partitions (3 files (") {
 		t.Fatalf("dry run:\n%s", r)
 	}
+	// It names every partition with its files and rows.
+	sizes := map[string]int64{}
+	for _, f := range filesOnDisk(t, tt) {
+		sizes[f.dt] += f.size
+	}
+	requireLines(t, r.lines(),
+		fmt.Sprintf("would drop dt=2020-01-01: 1 file (%s), 2 rows", formatBytes(sizes["2020-01-01"])),
+		fmt.Sprintf("would drop dt=2020-01-02: 2 files (%s), 3 rows", formatBytes(sizes["2020-01-02"])))
 	if len(tt.live()) != 5 {
 		t.Fatal("the dry run dropped files")
 	}

@@ -84,9 +84,9 @@ public final class Main {
                                 + "}");
                 return;
             case "read":
-                allow(flags, "warehouse", "database", "table", "snapshot", "filter", "no-exact");
+                allow(flags, "warehouse", "database", "table", "snapshot", "tag", "filter", "no-exact");
                 try (Catalog c = catalog(flags)) {
-                    Reader.read(c, ident(flags), longFlag(flags, "snapshot"), flags.get("filter"),
+                    Reader.read(c, ident(flags), longFlag(flags, "snapshot"), flags.get("tag"), flags.get("filter"),
                             !flags.containsKey("no-exact"), out);
                 }
                 return;
@@ -121,6 +121,37 @@ public final class Main {
                 allow(flags, "warehouse", "database", "table", "older-than-millis");
                 try (Catalog c = catalog(flags)) {
                     out.println(Writer.removeOrphans(c, ident(flags), longFlag(flags, "older-than-millis", true)));
+                }
+                return;
+            case "tags":
+                allow(flags, "warehouse", "database", "table");
+                try (Catalog c = catalog(flags)) {
+                    Tags.list(c, ident(flags), out);
+                }
+                return;
+            case "create-tag":
+                allow(flags, "warehouse", "database", "table", "tag", "snapshot", "time-retained-millis");
+                try (Catalog c = catalog(flags)) {
+                    Tags.create(c, ident(flags), required(flags, "tag"), longFlag(flags, "snapshot"),
+                            longFlag(flags, "time-retained-millis"));
+                }
+                return;
+            case "delete-tag":
+                allow(flags, "warehouse", "database", "table", "tag");
+                try (Catalog c = catalog(flags)) {
+                    Tags.delete(c, ident(flags), required(flags, "tag"));
+                }
+                return;
+            case "alter":
+                allow(flags, "warehouse", "database", "table", "changes");
+                try (Catalog c = catalog(flags)) {
+                    Alter.alter(c, ident(flags), required(flags, "changes"));
+                }
+                return;
+            case "rollback":
+                allow(flags, "warehouse", "database", "table", "snapshot", "tag");
+                try (Catalog c = catalog(flags)) {
+                    Tags.rollback(c, ident(flags), longFlag(flags, "snapshot"), flags.get("tag"));
                 }
                 return;
             case "snapshots":
@@ -226,8 +257,8 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|version --warehouse W --database D --table T"
-                + " [--snapshot N] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
+                + " [--snapshot N] [--tag NAME] [--time-retained-millis MS] [--changes JSON] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 
     /** Paimon's version, from the bundled Maven metadata. */

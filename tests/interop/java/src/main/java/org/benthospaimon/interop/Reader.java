@@ -40,7 +40,16 @@ final class Reader {
      */
     static void read(Catalog catalog, Identifier id, Long snapshot, String filter, boolean exact, PrintStream out)
             throws Exception {
+        read(catalog, id, snapshot, null, filter, exact, out);
+    }
+
+    /** {@link #read} at a snapshot or, with tag set, at that tag (scan.tag-name). */
+    static void read(Catalog catalog, Identifier id, Long snapshot, String tag, String filter, boolean exact,
+            PrintStream out) throws Exception {
         Table t = table(catalog, id, snapshot);
+        if (tag != null) {
+            t = t.copy(Map.of("scan.tag-name", tag));
+        }
         RowType rowType = t.rowType();
         Predicate pred = filter == null ? null : Filters.parse(filter, rowType);
         ReadBuilder rb = t.newReadBuilder();
