@@ -105,12 +105,24 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 			if i == len(l.files) || kv.CompareKeys(l.lo[i], key) > 0 {
 				continue
 			}
-			recs, err := w.fileRecords(ctx, b, &b.files[l.files[i]])
+			f := &b.files[l.files[i]]
+			recs, err := w.fileRecords(ctx, b, f)
 			if err != nil {
 				return nil, err
 			}
 			j := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
 			if j < len(recs) && order.CompareKeys(recs[j].Value, value) == 0 {
+				if b.dvs != nil {
+					// The records are the file's rows, so j is the row's
+					// position (PersistValueAndPosProcessor). A deleted row
+					// is no longer the key's; otherwise the merge replaces
+					// it, and the vector of its file deletes it
+					// (LookupChangelogMergeFunctionWrapper.getResult).
+					if b.dvs.deleted(f.FileName, int64(j)) {
+						continue
+					}
+					b.dvs.notifyDeletion(f.FileName, int64(j))
+				}
 				r := *recs[j]
 				r.Level = l.level
 				return &r, nil
