@@ -40,6 +40,8 @@ func TestDeletionVectorsWrite(t *testing.T) {
 		{"dedupe_tiny_lookup_cache", "deduplicate", map[string]string{"bucket": "3", "lookup.cache-max-memory-size": "2kb", "num-sorted-run.compaction-trigger": "2"}, false},
 		{"partial_update", "partial-update", map[string]string{"bucket": "2"}, false},
 		{"aggregation_lookup", "aggregation", map[string]string{"bucket": "1", "fields.b.aggregate-function": "sum", "changelog-producer": "lookup"}, false},
+		{"dedupe_dynamic_bucket", "deduplicate", map[string]string{"bucket": "-1", "dynamic-bucket.target-row-num": "10"}, false},
+		{"dedupe_input_changelog", "deduplicate", map[string]string{"bucket": "2", "changelog-producer": "input"}, false},
 		{"dedupe_write_only_compact_job", "deduplicate", map[string]string{"bucket": "2", "write-only": "true"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {

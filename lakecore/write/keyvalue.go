@@ -57,6 +57,20 @@ const (
 // none, input or lookup are written; other options are refused
 // (ErrUnsupportedTable). It is not safe for concurrent use.
 //
+// A deletion-vectors table (deletion-vectors.enabled; not with first-row,
+// as in Java) is compacted like a lookup table too, merge-on-write
+// (LookupMergeTreeCompactRewriter with a BucketedDvMaintainer): the
+// compaction of level 0 marks, in the deletion vector of its file, the row
+// of every key it finds in the levels above, drops deletes, and drops the
+// vectors of the files it rewrites; the bucket's vectors, restored from the
+// latest snapshot's index manifest, are written as one DELETION_VECTORS
+// index file that the message's compaction part carries
+// (commit.Message.CompactIndexFiles, CompactIndexBase). Batch readers then
+// read the files above level 0 without merging. One writer per bucket, as
+// in Java: a commit whose vectors were built on an outdated file of the
+// bucket fails with commit.ErrConflict (after an append part,
+// commit.ErrCompactionConflict).
+//
 // A first-row table is compacted like a lookup table: Prepare compacts
 // each written bucket's level 0 up (its level-0 files are invisible to
 // batch reads until then), keeping each key's first row; with

@@ -54,7 +54,9 @@ type lookupLevel struct {
 // level out asks for a key's record: the first level above out whose file
 // holds the key, as LookupLevels.lookup(key, out + 1) does. The levels are
 // the bucket's files before the compaction, which leaves those levels
-// alone.
+// alone. For a deletion-vectors table a found row is also marked deleted
+// in its file's vector (the merge replaces it), and rows already deleted
+// are passed over: call it only for keys whose merge takes the result.
 func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), error) {
 	if b.lookup == nil {
 		b.lookup = &levelLookup{records: map[string]*cachedFile{}}
