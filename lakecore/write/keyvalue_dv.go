@@ -116,31 +116,17 @@ func (w *KeyValueWriter) restoreDVs(ctx context.Context, b *kvBucket) error {
 			return fmt.Errorf("restore deletion vectors of bucket %d of %s: %w: two files, %s and %s", b.bucket, b.dir, manifest.ErrCorrupt, b.dvs.base, e.FileName)
 		}
 		b.dvs.base = e.FileName
-		if len(e.DVRanges) == 0 {
-			continue
-		}
-		if e.ExternalPath != nil {
-			return fmt.Errorf("restore deletion vectors of bucket %d of %s: %w: file %s has external path %s", b.bucket, b.dir, ErrUnsupportedTable, e.FileName, *e.ExternalPath)
-		}
-		p := path.Join(w.tablePath, "index", e.FileName)
-		data, err := w.fio.ReadFile(ctx, p)
+		dvs, err := manifest.ReadIndexDeletionVectors(ctx, w.fio, w.tablePath, &e)
 		if err != nil {
-			return fmt.Errorf("restore deletion vectors %s: %w", p, err)
+			return fmt.Errorf("restore deletion vectors of bucket %d of %s: %w", b.bucket, b.dir, err)
 		}
-		for _, r := range e.DVRanges {
-			if r.Offset < 1 || int64(r.Offset) >= int64(len(data)) {
-				return fmt.Errorf("restore deletion vectors %s: %w: offset %d of %s outside the %d-byte file", p, manifest.ErrCorrupt, r.Offset, r.DataFile, len(data))
-			}
-			dv, _, err := manifest.DecodeDeletionVector(data[r.Offset:], r.Length)
-			if err != nil {
-				return fmt.Errorf("restore deletion vectors %s, data file %s: %w", p, r.DataFile, err)
-			}
+		for name, dv := range dvs {
 			s := make(map[int64]struct{}, dv.Cardinality())
 			for pos := range dv.All() {
 				s[pos] = struct{}{}
 			}
-			b.dvs.positions[r.DataFile] = s
-			b.dvs.decoded[r.DataFile] = dv
+			b.dvs.positions[name] = s
+			b.dvs.decoded[name] = dv
 		}
 	}
 	return nil
