@@ -130,6 +130,30 @@ func TestDeletionVectorsWrite(t *testing.T) {
 			if vectors == 0 {
 				t.Error("no snapshot had a deletion vector: the test does not exercise them")
 			}
+			// A full compaction rewrites every file, so every vector goes:
+			// the buckets' entries become empty files (version byte only),
+			// as Java writes them.
+			if _, err := tbl.Compact(ctx, maintain.CompactOptions{Committer: committer, Full: true}); err != nil {
+				t.Fatal(err)
+			}
+			snap := mustLatest(t, tbl)
+			rows, err := tbl.ReadAll(ctx, snap.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertRows(t, rows, model.all())
+			if n := assertDeletionVectors(t, tbl, snap, model.rows); n != 0 {
+				t.Errorf("%d deletion vectors after a full compaction", n)
+			}
+			idx, err := manifest.ReadIndexEntries(ctx, tbl.FileIO(), tbl.Path(), *snap.IndexManifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range idx {
+				if e.IndexType == manifest.IndexTypeDeletionVectors && (e.FileSize != 1 || e.RowCount != 0 || e.DVRanges == nil || len(e.DVRanges) != 0) {
+					t.Errorf("after a full compaction bucket %d has deletion-vectors entry %+v, want an empty file", e.Bucket, e)
+				}
+			}
 			if opts["changelog-producer"] == "lookup" {
 				replayed, _ := replayChangelog(t, tbl)
 				var got [][]any
