@@ -175,11 +175,25 @@ func (c *Committer) withIndex(provide changesFunc, x indexChanges) changesFunc {
 	if x.empty() {
 		return provide
 	}
+	var dvFiles map[dvBucket][]string
+	for _, e := range x.adds {
+		if e.IndexType != manifest.IndexTypeDeletionVectors || len(e.DVRanges) == 0 {
+			continue
+		}
+		if dvFiles == nil {
+			dvFiles = map[dvBucket][]string{}
+		}
+		b := dvBucket{string(e.Partition), e.Bucket}
+		for _, r := range e.DVRanges {
+			dvFiles[b] = append(dvFiles[b], r.DataFile)
+		}
+	}
 	return func(ctx context.Context, latest *snapshot.Snapshot) (changes, error) {
 		ch, err := provide(ctx, latest)
 		if err != nil {
 			return ch, err
 		}
+		ch.dvFiles = dvFiles
 		var current []manifest.IndexEntry
 		if latest != nil && latest.IndexManifest != nil {
 			if current, err = c.manifests.ReadIndexEntries(ctx, *latest.IndexManifest); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
@@ -196,5 +197,20 @@ func TestCommitCompactDeletionVectors(t *testing.T) {
 	}
 	if got := dvNames(s); !slices.Equal(got, []string{"0/v7", "1/v3"}) {
 		t.Fatalf("Compact: index entries %v", got)
+	}
+	// A vector must belong to a file live after the commit: one of a file
+	// another writer compacted away would delete nothing.
+	withVector := func(id int64, base, name, dataFile string) error {
+		x := m(0, &base, dv(name))
+		x.NewFiles, x.CompactBefore = nil, nil
+		x.CompactIndexFiles[0].DVRanges = []manifest.DVRange{{DataFile: dataFile, Offset: 1, Length: 22}}
+		_, err := cm.Compact(ctx, id, []commit.Message{x})
+		return err
+	}
+	if err := withVector(11, "v7", "v8", "new-1"); !errors.Is(err, commit.ErrConflict) || !strings.Contains(err.Error(), "new-1") {
+		t.Fatalf("vector of a file compacted away: %v, want ErrConflict naming it", err)
+	}
+	if err := withVector(12, "v7", "v9", "up-1"); err != nil {
+		t.Fatalf("vector of a live file: %v", err)
 	}
 }
