@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"time"
 
@@ -136,6 +137,11 @@ func deleteOutputs(ctx context.Context, t *Table, msgs []commit.Message) {
 			}
 			if p, err := filePath(t, r, m, f); err == nil {
 				_ = t.fio.Delete(ctx, p)
+			}
+		}
+		for _, e := range m.CompactIndexFiles { // deletion vectors
+			if e.ExternalPath == nil {
+				_ = t.fio.Delete(ctx, path.Join(t.path, "index", e.FileName))
 			}
 		}
 	}

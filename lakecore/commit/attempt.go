@@ -33,6 +33,10 @@ type changes struct {
 	// manifest; newIndex says this attempt wrote that file.
 	indexManifest *string
 	newIndex      bool
+	// dvFiles names, per bucket, the data files the commit's new
+	// deletion-vectors files hold vectors of; each must be live after the
+	// commit.
+	dvFiles map[dvBucket][]string
 	// properties go into the snapshot's properties (WithProperties).
 	properties map[string]string
 }
@@ -300,7 +304,7 @@ func (c *Committer) attempt(ctx context.Context, latest *snapshot.Snapshot, iden
 		created = append(created, *ch.indexManifest)
 	}
 	if detectConflicts {
-		if err := c.checkConflicts(ctx, latest, ch.entries, kind); err != nil {
+		if err := c.checkConflicts(ctx, latest, ch.entries, kind, ch.dvFiles); err != nil {
 			return fail(err)
 		}
 	}

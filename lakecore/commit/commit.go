@@ -65,6 +65,22 @@ type Message struct {
 	// message's partition a dynamic-bucket writer assigned the buckets of
 	// new keys; see IndexBase.
 	IndexBase *IndexBase
+	// CompactIndexFiles are index files the compaction part adds
+	// (CommitMessage.compactIncrement().newIndexFiles): for a
+	// deletion-vectors table the bucket's new DELETION_VECTORS file,
+	// written because a compaction changed the bucket's vectors. Each
+	// replaces the entry of its (partition, bucket, index type) in the
+	// COMPACT snapshot's index manifest; Kind, Partition and Bucket are
+	// taken from the message. Of two files of one bucket in one commit
+	// (several Prepare calls of one writer) the later message's is kept.
+	CompactIndexFiles []manifest.IndexEntry
+	// CompactIndexBase names, with CompactIndexFiles, the DELETION_VECTORS
+	// file of the bucket the new vectors were built on ("" for none). The
+	// commit fails with ErrConflict, the compaction part not committed, when
+	// the latest snapshot's file of the bucket is another one: another
+	// writer changed the bucket's vectors meanwhile, and replacing its file
+	// would lose its deletions. Nil skips the check.
+	CompactIndexBase *string
 }
 
 // IndexBase is what a dynamic-bucket writer's assignment of a partition
@@ -323,7 +339,7 @@ func (c *Committer) commit(ctx context.Context, identifier int64, msgs []Message
 			return nil, err
 		}
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, call.properties)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, collectCompactIndex(msgs), call.properties)
 }
 
 // Compact commits compaction results as one COMPACT snapshot: a DELETE entry
@@ -345,10 +361,11 @@ func (c *Committer) Compact(ctx context.Context, identifier int64, msgs []Messag
 	if len(appendEntries) > 0 || len(changelog) > 0 || hasIndexChanges(msgs) {
 		return nil, fmt.Errorf("compact %s: %w: messages carry new, deleted, changelog or index files; commit them with Commit", c.tablePath, ErrInvalidMessage)
 	}
-	if len(compactEntries) == 0 && len(compactLog) == 0 {
+	index := collectCompactIndex(msgs)
+	if len(compactEntries) == 0 && len(compactLog) == 0 && index.empty() {
 		return nil, nil
 	}
-	return c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, fixedChangesWithLog(compactEntries, compactLog))
+	return c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, c.withIndex(fixedChangesWithLog(compactEntries, compactLog), index))
 }
 
 // Overwrite replaces the contents of partitions (serialized partition rows;
@@ -398,18 +415,19 @@ func (c *Committer) Overwrite(ctx context.Context, identifier int64, partitions 
 	if err != nil {
 		return nil, err
 	}
-	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, call.properties)
+	return c.commitCompaction(ctx, identifier, last, compactEntries, compactLog, collectCompactIndex(msgs), call.properties)
 }
 
 // commitCompaction commits the compaction part of a commit, if any, as a
 // COMPACT snapshot after last, the snapshot of the append part; the
-// compaction's changelog files go into its changelog manifest list.
+// compaction's changelog files go into its changelog manifest list and its
+// index files (deletion vectors) into its index manifest.
 func (c *Committer) commitCompaction(ctx context.Context, identifier int64, last *snapshot.Snapshot, entries, changelog []manifest.Entry,
-	props map[string]string) (*snapshot.Snapshot, error) {
-	if len(entries) == 0 && len(changelog) == 0 {
+	index indexChanges, props map[string]string) (*snapshot.Snapshot, error) {
+	if len(entries) == 0 && len(changelog) == 0 && index.empty() {
 		return last, nil
 	}
-	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, withProperties(fixedChangesWithLog(entries, changelog), props))
+	s, err := c.tryCommit(ctx, identifier, snapshot.CommitCompact, true, withProperties(c.withIndex(fixedChangesWithLog(entries, changelog), index), props))
 	if err != nil {
 		if last != nil && errors.Is(err, ErrConflict) {
 			// The append part stands; say so without wrapping ErrConflict,

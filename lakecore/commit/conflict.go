@@ -18,11 +18,20 @@ import (
 // (except for OVERWRITE), that the delta does not add and delete the same
 // file, and that every file the delta deletes is still live. Java skips the
 // check when the table has no snapshot yet; here deleting from an empty
-// table conflicts too. Errors wrap ErrConflict.
-func (c *Committer) checkConflicts(ctx context.Context, latest *snapshot.Snapshot, delta []manifest.Entry, kind snapshot.CommitKind) error {
+// table conflicts too. Every data file a new deletion vector of the commit
+// belongs to (dvFiles) must be live after it, as Java checks for
+// unaware-bucket tables (buildDeltaEntriesWithDV: "Trying to create
+// deletion vector on file which is not previously added"): a vector of a
+// file another writer compacted away would leave the row it deletes live
+// in the file's successor. Errors wrap ErrConflict.
+func (c *Committer) checkConflicts(ctx context.Context, latest *snapshot.Snapshot, delta []manifest.Entry, kind snapshot.CommitKind,
+	dvFiles map[dvBucket][]string) error {
 	changed := make(map[string]bool)
 	for i := range delta {
 		changed[string(delta[i].Partition)] = true
+	}
+	for b := range dvFiles {
+		changed[b.partition] = true
 	}
 	var base []manifest.Entry
 	if latest != nil {
@@ -72,6 +81,23 @@ func (c *Committer) checkConflicts(ctx context.Context, latest *snapshot.Snapsho
 	for i := range merged {
 		if merged[i].Kind == manifest.FileKindDelete {
 			return conflict("trying to delete file %s (bucket %d) which is not previously added", merged[i].File.FileName, merged[i].Bucket)
+		}
+	}
+	if len(dvFiles) > 0 {
+		live := make(map[dvBucket]map[string]bool)
+		for i := range merged {
+			b := dvBucket{string(merged[i].Partition), merged[i].Bucket}
+			if live[b] == nil {
+				live[b] = map[string]bool{}
+			}
+			live[b][merged[i].File.FileName] = true
+		}
+		for b, files := range dvFiles {
+			for _, f := range files {
+				if !live[b][f] {
+					return conflict("trying to create a deletion vector of file %s (bucket %d) which is not live", f, b.bucket)
+				}
+			}
 		}
 	}
 	if c.o.PrimaryKey {

@@ -19,9 +19,83 @@ type indexChanges struct {
 	// bases maps a serialized partition to its HASH file names the writer
 	// restored; bases[p] present with an empty list means "none".
 	bases map[string][]string
+	// dvBases maps a bucket to the DELETION_VECTORS file its new vectors
+	// were built on ("" for none); see Message.CompactIndexBase.
+	dvBases map[dvBucket]string
 }
 
-func (x indexChanges) empty() bool { return len(x.adds) == 0 && len(x.bases) == 0 }
+// dvBucket is a (partition, bucket) of deletion vectors.
+type dvBucket struct {
+	partition string
+	bucket    int32
+}
+
+func (x indexChanges) empty() bool {
+	return len(x.adds) == 0 && len(x.bases) == 0 && len(x.dvBases) == 0
+}
+
+// collectCompactIndex gathers the CompactIndexFiles and CompactIndexBase of
+// msgs: per (partition, bucket, type) the file of the last message, and per
+// bucket the base of the first (the later messages of one writer build on
+// its earlier files, which this commit replaces).
+func collectCompactIndex(msgs []Message) indexChanges {
+	var x indexChanges
+	type key struct {
+		b   dvBucket
+		typ string
+	}
+	at := map[key]int{}
+	for i := range msgs {
+		m := &msgs[i]
+		b := dvBucket{string(m.Partition), m.Bucket}
+		for _, e := range m.CompactIndexFiles {
+			e.Kind, e.Partition, e.Bucket = manifest.FileKindAdd, m.Partition, m.Bucket
+			k := key{b, e.IndexType}
+			if j, ok := at[k]; ok {
+				x.adds[j] = e
+				continue
+			}
+			at[k] = len(x.adds)
+			x.adds = append(x.adds, e)
+		}
+		if m.CompactIndexBase == nil {
+			continue
+		}
+		if x.dvBases == nil {
+			x.dvBases = map[dvBucket]string{}
+		}
+		if _, ok := x.dvBases[b]; !ok {
+			x.dvBases[b] = *m.CompactIndexBase
+		}
+	}
+	return x
+}
+
+// checkDVBases refuses deletion vectors built on a DELETION_VECTORS file of
+// a bucket that is no longer the latest snapshot's.
+func checkDVBases(latest *snapshot.Snapshot, current []manifest.IndexEntry, bases map[dvBucket]string) error {
+	if len(bases) == 0 {
+		return nil
+	}
+	now := map[dvBucket]string{}
+	for i := range current {
+		e := &current[i]
+		if e.Kind == manifest.FileKindAdd && e.IndexType == manifest.IndexTypeDeletionVectors {
+			now[dvBucket{string(e.Partition), e.Bucket}] = e.FileName
+		}
+	}
+	for b, base := range bases {
+		if got := now[b]; got != base {
+			id := int64(0)
+			if latest != nil {
+				id = latest.ID
+			}
+			return fmt.Errorf("%w: latest snapshot %d: bucket %d of partition %x has deletion vectors file %q, the compaction built on %q; give up committing",
+				ErrConflict, id, b.bucket, []byte(b.partition), got, base)
+		}
+	}
+	return nil
+}
 
 // collectIndex gathers the NewIndexFiles and IndexBase of msgs (see
 // IndexBase for the rules).
@@ -101,11 +175,25 @@ func (c *Committer) withIndex(provide changesFunc, x indexChanges) changesFunc {
 	if x.empty() {
 		return provide
 	}
+	var dvFiles map[dvBucket][]string
+	for _, e := range x.adds {
+		if e.IndexType != manifest.IndexTypeDeletionVectors || len(e.DVRanges) == 0 {
+			continue
+		}
+		if dvFiles == nil {
+			dvFiles = map[dvBucket][]string{}
+		}
+		b := dvBucket{string(e.Partition), e.Bucket}
+		for _, r := range e.DVRanges {
+			dvFiles[b] = append(dvFiles[b], r.DataFile)
+		}
+	}
 	return func(ctx context.Context, latest *snapshot.Snapshot) (changes, error) {
 		ch, err := provide(ctx, latest)
 		if err != nil {
 			return ch, err
 		}
+		ch.dvFiles = dvFiles
 		var current []manifest.IndexEntry
 		if latest != nil && latest.IndexManifest != nil {
 			if current, err = c.manifests.ReadIndexEntries(ctx, *latest.IndexManifest); err != nil {
@@ -116,6 +204,9 @@ func (c *Committer) withIndex(provide changesFunc, x indexChanges) changesFunc {
 			return ch, err
 		}
 		if err := checkIndexBases(latest, current, x.bases); err != nil {
+			return ch, err
+		}
+		if err := checkDVBases(latest, current, x.dvBases); err != nil {
 			return ch, err
 		}
 		if len(x.adds) == 0 {

@@ -3,7 +3,9 @@ package commit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
@@ -104,5 +106,111 @@ func TestCommitHashIndex(t *testing.T) {
 	x.NewFiles, x.CompactBefore = nil, []manifest.DataFileMeta{file("d-i1", 1)}
 	if _, err := cm.Compact(ctx, 9, []commit.Message{x}); !errors.Is(err, commit.ErrInvalidMessage) {
 		t.Fatalf("Compact with index files: %v, want ErrInvalidMessage", err)
+	}
+}
+
+// TestCommitCompactDeletionVectors commits deletion-vector files with the
+// compaction part: they land in the COMPACT snapshot (the APPEND one keeps
+// the old index manifest), each replaces its bucket's entry, the later of
+// two files of one bucket in one commit wins, and vectors built on a file
+// that is no longer the bucket's conflict (ErrCompactionConflict after an
+// append part, ErrConflict from Compact) without changing the index.
+func TestCommitCompactDeletionVectors(t *testing.T) {
+	ctx := context.Background()
+	fio := localFIO(t)
+	createTable(t, fio, nil)
+	cm := commit.New(fio, tablePath, fastRetries("u"))
+	dv := func(name string) manifest.IndexEntry {
+		return manifest.IndexEntry{IndexType: manifest.IndexTypeDeletionVectors, FileName: name, FileSize: 1, DVRanges: []manifest.DVRange{}}
+	}
+	base := func(s string) *string { return &s }
+	n := 0
+	m := func(bucket int32, b *string, idx ...manifest.IndexEntry) commit.Message {
+		n++
+		x := msg(1, file(fmt.Sprintf("new-%d", n), 1))
+		x.Bucket, x.CompactIndexFiles, x.CompactIndexBase = bucket, idx, b
+		x.CompactBefore = []manifest.DataFileMeta{x.NewFiles[0]}
+		x.CompactAfter = []manifest.DataFileMeta{file(fmt.Sprintf("up-%d", n), 1)}
+		x.CompactAfter[0].Level = 5
+		return x
+	}
+	dvNames := func(s *snapshot.Snapshot) []string {
+		if s.IndexManifest == nil {
+			return nil
+		}
+		entries, err := manifest.ReadIndexEntries(ctx, fio, tablePath, *s.IndexManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, fmt.Sprintf("%d/%s", e.Bucket, e.FileName))
+		}
+		slices.Sort(out)
+		return out
+	}
+	steps := []struct {
+		name string
+		msgs []commit.Message
+		want []string
+		err  error
+	}{
+		{"first files", []commit.Message{m(0, base(""), dv("v1")), m(1, base(""), dv("v2"))}, []string{"0/v1", "1/v2"}, nil},
+		{"replace bucket 1", []commit.Message{m(1, base("v2"), dv("v3"))}, []string{"0/v1", "1/v3"}, nil},
+		{"stale base", []commit.Message{m(1, base("v2"), dv("v4"))}, []string{"0/v1", "1/v3"}, commit.ErrCompactionConflict},
+		{"two batches of one writer", []commit.Message{m(0, base("v1"), dv("v5")), m(0, base("v5"), dv("v6"))}, []string{"0/v6", "1/v3"}, nil},
+	}
+	var committed []string
+	for i, s := range steps {
+		last, err := cm.Commit(ctx, int64(i+1), s.msgs)
+		if !errors.Is(err, s.err) {
+			t.Fatalf("%s: commit error %v, want %v", s.name, err, s.err)
+		}
+		if got := dvNames(last); !slices.Equal(got, s.want) {
+			t.Fatalf("%s: index entries %v, want %v", s.name, got, s.want)
+		}
+		if s.err != nil {
+			continue
+		}
+		if last.CommitKind != snapshot.CommitCompact {
+			t.Fatalf("%s: last snapshot is %s", s.name, last.CommitKind)
+		}
+		prev, err := snapshot.NewManager(fio, tablePath).Get(ctx, last.ID-1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := dvNames(prev); prev.CommitKind != snapshot.CommitAppend || !slices.Equal(got, committed) {
+			t.Fatalf("%s: the %s snapshot before has index entries %v, want %v", s.name, prev.CommitKind, got, committed)
+		}
+		committed = s.want
+	}
+	x := m(0, base("v1"), dv("v7"))
+	x.NewFiles = nil
+	x.CompactBefore = nil
+	if _, err := cm.Compact(ctx, 9, []commit.Message{x}); !errors.Is(err, commit.ErrConflict) {
+		t.Fatalf("Compact on a stale deletion-vectors file: %v, want ErrConflict", err)
+	}
+	x.CompactIndexBase = base("v6")
+	s, err := cm.Compact(ctx, 10, []commit.Message{x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dvNames(s); !slices.Equal(got, []string{"0/v7", "1/v3"}) {
+		t.Fatalf("Compact: index entries %v", got)
+	}
+	// A vector must belong to a file live after the commit: one of a file
+	// another writer compacted away would delete nothing.
+	withVector := func(id int64, base, name, dataFile string) error {
+		x := m(0, &base, dv(name))
+		x.NewFiles, x.CompactBefore = nil, nil
+		x.CompactIndexFiles[0].DVRanges = []manifest.DVRange{{DataFile: dataFile, Offset: 1, Length: 22}}
+		_, err := cm.Compact(ctx, id, []commit.Message{x})
+		return err
+	}
+	if err := withVector(11, "v7", "v8", "new-1"); !errors.Is(err, commit.ErrConflict) || !strings.Contains(err.Error(), "new-1") {
+		t.Fatalf("vector of a file compacted away: %v, want ErrConflict naming it", err)
+	}
+	if err := withVector(12, "v7", "v9", "up-1"); err != nil {
+		t.Fatalf("vector of a live file: %v", err)
 	}
 }

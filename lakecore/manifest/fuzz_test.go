@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,6 +140,22 @@ func FuzzDecodeDeletionVector(f *testing.F) {
 		}
 		if count != dv.Cardinality() {
 			t.Fatalf("iterated %d positions, cardinality %d", count, dv.Cardinality())
+		}
+		// What decodes re-encodes (32-bit positions) to the same positions.
+		pos := slices.Collect(dv.All())
+		if count == 0 || last > 1<<31-1 {
+			return
+		}
+		file, ranges, err := manifest.EncodeDeletionVectorsFile([]manifest.DataFileVector{{DataFile: "f", Positions: pos}})
+		if err != nil {
+			t.Fatalf("re-encode %d positions: %v", count, err)
+		}
+		again, _, err := manifest.DecodeDeletionVector(file[ranges[0].Offset:], ranges[0].Length)
+		if err != nil {
+			t.Fatalf("decode the re-encoded vector: %v", err)
+		}
+		if !slices.Equal(slices.Collect(again.All()), pos) {
+			t.Fatal("re-encoded vector holds other positions")
 		}
 	})
 }

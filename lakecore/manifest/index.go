@@ -418,38 +418,62 @@ func (d *Decoder) ReadDeletionVectors(ctx context.Context, fio storage.FileIO, t
 	}
 	out := map[string]*DeletionVector{}
 	for _, e := range live {
-		if e == nil || len(e.DVRanges) == 0 {
+		if e == nil {
 			continue
 		}
-		p, err := indexFilePath(fio, tablePath, e)
-		if err != nil {
+		if err := readIndexDeletionVectors(ctx, fio, tablePath, e, out); err != nil {
 			return nil, err
-		}
-		data, err := fio.ReadFile(ctx, p)
-		if err != nil {
-			return nil, fmt.Errorf("read deletion vectors %s: %w", p, err)
-		}
-		if len(data) < 1 || data[0] != dvFileVersion {
-			return nil, fmt.Errorf("deletion vectors %s: %w: version byte is not %d", p, ErrUnsupportedIndex, dvFileVersion)
-		}
-		for _, r := range e.DVRanges {
-			if r.Offset < 1 || int64(r.Offset) >= int64(len(data)) {
-				return nil, fmt.Errorf("deletion vectors %s: %w: offset %d of %s outside the %d-byte file", p, ErrCorrupt, r.Offset, r.DataFile, len(data))
-			}
-			dv, _, err := DecodeDeletionVector(data[r.Offset:], r.Length)
-			if err != nil {
-				return nil, fmt.Errorf("deletion vectors %s, data file %s: %w", p, r.DataFile, err)
-			}
-			if r.Cardinality != nil && *r.Cardinality != dv.Cardinality() {
-				return nil, fmt.Errorf("deletion vectors %s, data file %s: %w: %d positions, index manifest says %d", p, r.DataFile, ErrCorrupt, dv.Cardinality(), *r.Cardinality)
-			}
-			if _, dup := out[r.DataFile]; dup {
-				return nil, fmt.Errorf("deletion vectors %s: %w: data file %s has two deletion vectors", p, ErrCorrupt, r.DataFile)
-			}
-			out[r.DataFile] = dv
 		}
 	}
 	return out, nil
+}
+
+// ReadIndexDeletionVectors reads the deletion vectors of one
+// DELETION_VECTORS index entry (index/<name> under the table, or its
+// external path when it lies inside fio), keyed by data file name, checking
+// each vector against the entry's range (length, cardinality).
+func ReadIndexDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath string, e *IndexEntry) (map[string]*DeletionVector, error) {
+	out := map[string]*DeletionVector{}
+	if err := readIndexDeletionVectors(ctx, fio, tablePath, e, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readIndexDeletionVectors adds the vectors of e to out; a data file
+// already in out is corrupt.
+func readIndexDeletionVectors(ctx context.Context, fio storage.FileIO, tablePath string, e *IndexEntry, out map[string]*DeletionVector) error {
+	if len(e.DVRanges) == 0 {
+		return nil
+	}
+	p, err := indexFilePath(fio, tablePath, e)
+	if err != nil {
+		return err
+	}
+	data, err := fio.ReadFile(ctx, p)
+	if err != nil {
+		return fmt.Errorf("read deletion vectors %s: %w", p, err)
+	}
+	if len(data) < 1 || data[0] != dvFileVersion {
+		return fmt.Errorf("deletion vectors %s: %w: version byte is not %d", p, ErrUnsupportedIndex, dvFileVersion)
+	}
+	for _, r := range e.DVRanges {
+		if r.Offset < 1 || int64(r.Offset) >= int64(len(data)) {
+			return fmt.Errorf("deletion vectors %s: %w: offset %d of %s outside the %d-byte file", p, ErrCorrupt, r.Offset, r.DataFile, len(data))
+		}
+		dv, _, err := DecodeDeletionVector(data[r.Offset:], r.Length)
+		if err != nil {
+			return fmt.Errorf("deletion vectors %s, data file %s: %w", p, r.DataFile, err)
+		}
+		if r.Cardinality != nil && *r.Cardinality != dv.Cardinality() {
+			return fmt.Errorf("deletion vectors %s, data file %s: %w: %d positions, index manifest says %d", p, r.DataFile, ErrCorrupt, dv.Cardinality(), *r.Cardinality)
+		}
+		if _, dup := out[r.DataFile]; dup {
+			return fmt.Errorf("deletion vectors %s: %w: data file %s has two deletion vectors", p, ErrCorrupt, r.DataFile)
+		}
+		out[r.DataFile] = dv
+	}
+	return nil
 }
 
 // ReadDeletionVectors is Decoder.ReadDeletionVectors with a new Decoder.

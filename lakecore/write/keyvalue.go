@@ -57,6 +57,20 @@ const (
 // none, input or lookup are written; other options are refused
 // (ErrUnsupportedTable). It is not safe for concurrent use.
 //
+// A deletion-vectors table (deletion-vectors.enabled; not with first-row,
+// as in Java) is compacted like a lookup table too, merge-on-write
+// (LookupMergeTreeCompactRewriter with a BucketedDvMaintainer): the
+// compaction of level 0 marks, in the deletion vector of its file, the row
+// of every key it finds in the levels above, drops deletes, and drops the
+// vectors of the files it rewrites; the bucket's vectors, restored from the
+// latest snapshot's index manifest, are written as one DELETION_VECTORS
+// index file that the message's compaction part carries
+// (commit.Message.CompactIndexFiles, CompactIndexBase). Batch readers then
+// read the files above level 0 without merging. One writer per bucket, as
+// in Java: a commit whose vectors were built on an outdated file of the
+// bucket fails with commit.ErrConflict (after an append part,
+// commit.ErrCompactionConflict).
+//
 // A first-row table is compacted like a lookup table: Prepare compacts
 // each written bucket's level 0 up (its level-0 files are invisible to
 // batch reads until then), keeping each key's first row; with
@@ -135,6 +149,12 @@ type KeyValueWriter struct {
 	// lookupChangelog is changelog-producer lookup: those compactions
 	// write the changelog.
 	lookupChangelog bool
+	// dv is deletion-vectors.enabled: lookup compactions mark the rows of
+	// older records in the levels above deleted (merge-on-write) and the
+	// bucket's vectors are committed with the compaction; dvRestore gives
+	// a restored bucket's DELETION_VECTORS entry.
+	dv        bool
+	dvRestore IndexRestorer
 	// forceUpLevel0 picks compactions with ForceUpLevel0Compaction:
 	// needLookup or compaction.force-up-level-0.
 	forceUpLevel0 bool
@@ -183,6 +203,9 @@ type kvBucket struct {
 	// lookup caches the records of the bucket's files above level 0 for
 	// lookup compactions; nil until the first one.
 	lookup *levelLookup
+	// dvs are the bucket's deletion vectors (deletion-vectors.enabled
+	// tables only).
+	dvs *bucketDVs
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
@@ -303,7 +326,13 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	}
 	w.inputChangelog = engine.ChangelogProducer == "input"
 	w.lookupChangelog = engine.ChangelogProducer == "lookup"
-	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow
+	w.dv = engine.DeletionVectors
+	// LookupStrategy.needLookup: a deletion-vectors table finds the rows
+	// to delete by lookup.
+	w.needLookup = w.lookupChangelog || engine.Name == mergetree.EngineFirstRow || w.dv
+	if w.dv && restore != nil {
+		w.dvRestore = LatestIndexRestorer(fio, tablePath)
+	}
 	if w.forceUpLevel0, err = opts.CompactionForceUpLevel0(); err != nil {
 		return fail(err)
 	}
@@ -377,7 +406,19 @@ func checkKeyValueWritable(s *schema.TableSchema, e *mergetree.Engine) error {
 		return fmt.Errorf("%w: bucket = %d: set 'bucket' to a fixed number of buckets", ErrUnsupportedTable, n)
 	}
 	if e.DeletionVectors {
-		return fmt.Errorf("%w: deletion-vectors.enabled = true needs lookup compaction: set it to false", ErrUnsupportedTable)
+		if e.Name == mergetree.EngineFirstRow {
+			// MergeTreeCompactManagerFactory.createRewriter refuses it too.
+			return fmt.Errorf("%w: deletion-vectors.enabled = true with merge-engine first-row: first-row never deletes old rows and needs no deletion vectors; set deletion-vectors.enabled to false",
+				ErrUnsupportedTable)
+		}
+		for _, k := range []string{"deletion-vectors.bitmap64", "index-file-in-data-file-dir"} {
+			if v, ok := s.Options[k]; ok && !strings.EqualFold(v, "false") {
+				return fmt.Errorf("%w: option %s = %q is not supported for writing deletion vectors: remove it", ErrUnsupportedTable, k, v)
+			}
+		}
+		if v, ok := s.Options["data-file.external-paths"]; ok && v != "" {
+			return fmt.Errorf("%w: option data-file.external-paths = %q is not supported for writing deletion vectors: remove it", ErrUnsupportedTable, v)
+		}
 	}
 	if e.ChangelogProducer == "full-compaction" {
 		return fmt.Errorf("%w: changelog-producer = full-compaction needs full-compaction changelogs: set it to none, input or lookup", ErrUnsupportedTable)
@@ -630,6 +671,11 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 		b.files = files
 		for i := range files {
 			b.seq = max(b.seq, files[i].MaxSequenceNumber+1)
+		}
+	}
+	if w.dv {
+		if err := w.restoreDVs(ctx, b); err != nil {
+			return nil, fmt.Errorf("write to %s: %w", w.dataDir, err)
 		}
 	}
 	if next, ok := w.nextSeq[mk]; ok && next > b.seq {
@@ -937,8 +983,12 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			}
 		}
 		if len(b.done) > 0 || len(b.compactBefore) > 0 || len(b.changelog) > 0 {
-			msgs = append(msgs, commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
-				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog, CompactChangelog: b.compactChangelog})
+			m := commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets), NewFiles: b.done,
+				CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, Changelog: b.changelog, CompactChangelog: b.compactChangelog}
+			if err := w.writeDVs(ctx, b, &m); err != nil {
+				return nil, w.fail(err)
+			}
+			msgs = append(msgs, m)
 			b.done, b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil, nil
 		}
 		if active {

@@ -59,6 +59,9 @@ func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bu
 	}
 	m := &commit.Message{Partition: b.partition, Bucket: b.bucket, TotalBuckets: int32(w.numBuckets),
 		CompactBefore: b.compactBefore, CompactAfter: b.compactAfter, CompactChangelog: b.compactChangelog}
+	if err := w.writeDVs(ctx, b, m); err != nil {
+		return nil, w.fail(err)
+	}
 	b.compactBefore, b.compactAfter, b.compactChangelog = nil, nil, nil
 	w.closed = nil
 	return m, nil
@@ -100,7 +103,10 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 		return nil
 	}
 	out := unit.OutputLevel
-	dropDelete := out != 0 && out >= highest
+	// MergeTreeCompactManager.triggerCompaction: with deletion vectors
+	// deletes are always dropped above level 0 (the rows they delete are
+	// marked in the vectors instead).
+	dropDelete := out != 0 && (out >= highest || w.dv)
 	files := make([]mergetree.File, len(unit.Files))
 	for i, fi := range unit.Files {
 		f := &b.files[fi]
@@ -140,8 +146,13 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			// anyway (deduplicate without sequence.field; not first-row,
 			// which drops keys found above); deletes are kept
 			// (forceDropDelete is for deletion vectors only).
+			// With deletion vectors a file holding deletes is rewritten
+			// without them (forceDropDelete).
 			rewriteFile := out != maxLevel && !(w.engine.Name == mergetree.EngineDeduplicate && len(w.engine.Order.Sequence.Fields) == 0)
-			return w.rewriteChangelog(ctx, b, single, out, false, rewriteFile, &before, &after, &changelog)
+			if w.dv && (f.DeleteRowCount == nil || *f.DeleteRowCount > 0) {
+				rewriteFile = true
+			}
+			return w.rewriteChangelog(ctx, b, single, out, w.dv, rewriteFile, &before, &after, &changelog)
 		}
 		up := *f
 		up.Level = out
@@ -189,6 +200,19 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 	gone := map[string]bool{}
 	for _, f := range before {
 		gone[f.FileName] = true
+	}
+	if b.dvs != nil {
+		// notifyRewriteCompactBefore: a rewritten file takes its vector
+		// along; an upgraded one (same name in after) keeps it.
+		stays := map[string]bool{}
+		for _, f := range after {
+			stays[f.FileName] = true
+		}
+		for name := range gone {
+			if !stays[name] {
+				b.dvs.remove(name)
+			}
+		}
 	}
 	kept := b.files[:0:0]
 	for _, f := range b.files {
@@ -272,6 +296,14 @@ func (w *KeyValueWriter) openSection(ctx context.Context, b *kvBucket, section [
 		for _, x := range run {
 			split.Files = append(split.Files, b.files[x.Index])
 			*before = append(*before, b.files[x.Index])
+		}
+		if b.dvs != nil {
+			if split.DeletionVectors, err = b.dvs.vectors(split.Files); err != nil {
+				for _, rr := range readers {
+					_ = rr.Close()
+				}
+				return nil, fmt.Errorf("compact bucket %d of %s: %w", b.bucket, b.dir, err)
+			}
 		}
 		r, err := w.reader.OpenRun(ctx, split)
 		if err != nil {

@@ -54,7 +54,9 @@ type lookupLevel struct {
 // level out asks for a key's record: the first level above out whose file
 // holds the key, as LookupLevels.lookup(key, out + 1) does. The levels are
 // the bucket's files before the compaction, which leaves those levels
-// alone.
+// alone. For a deletion-vectors table a found row is also marked deleted
+// in its file's vector (the merge replaces it), and rows already deleted
+// are passed over: call it only for keys whose merge takes the result.
 func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), error) {
 	if b.lookup == nil {
 		b.lookup = &levelLookup{records: map[string]*cachedFile{}}
@@ -105,12 +107,24 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 			if i == len(l.files) || kv.CompareKeys(l.lo[i], key) > 0 {
 				continue
 			}
-			recs, err := w.fileRecords(ctx, b, &b.files[l.files[i]])
+			f := &b.files[l.files[i]]
+			recs, err := w.fileRecords(ctx, b, f)
 			if err != nil {
 				return nil, err
 			}
 			j := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
 			if j < len(recs) && order.CompareKeys(recs[j].Value, value) == 0 {
+				if b.dvs != nil {
+					// The records are the file's rows, so j is the row's
+					// position (PersistValueAndPosProcessor). A deleted row
+					// is no longer the key's; otherwise the merge replaces
+					// it, and the vector of its file deletes it
+					// (LookupChangelogMergeFunctionWrapper.getResult).
+					if b.dvs.deleted(f.FileName, int64(j)) {
+						continue
+					}
+					b.dvs.notifyDeletion(f.FileName, int64(j))
+				}
 				r := *recs[j]
 				r.Level = l.level
 				return &r, nil

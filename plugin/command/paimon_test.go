@@ -815,7 +815,6 @@ func TestJavaFixture(t *testing.T) {
 func TestErrors(t *testing.T) {
 	wh := t.TempDir()
 	newTestTable(t, wh, storage.S3Config{}, nil).commit(1, "2024-01-01")
-	pk := fixturetest.CopyWarehouse(t, "cpp-java09-pk-table-avro-manifest-reference")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -825,9 +824,6 @@ func TestErrors(t *testing.T) {
 			"paimon info: table default.nope does not exist in warehouse " + wh + " (no schema file under default.db/nope/schema)\n"},
 		{"missing warehouse", []string{"compact", "--warehouse", wh + "/nope", "--table", "events"},
 			"paimon compact: warehouse " + wh + "/nope is not a directory\n"},
-		{"primary-key table with deletion vectors", []string{"compact", "--warehouse", pk, "--table", "pk_09"},
-			"paimon compact: new primary-key writer for default.db/pk_09: primary-key table not writable by lakecore: " +
-				"deletion-vectors.enabled = true needs lookup compaction: set it to false\n"},
 		{"bad partition key", []string{"files", "--warehouse", wh, "--table", "events", "--partition", "day=1"},
 			"paimon files: --partition \"day=1\": \"day\" is not a partition key (partition keys: dt)\n"},
 		{"bad older-than", []string{"remove-orphan-files", "--warehouse", wh, "--table", "events", "--older-than", "yesterday"},

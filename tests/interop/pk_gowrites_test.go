@@ -4,15 +4,20 @@ package interop
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // TestGoWritesPrimaryKey writes random change streams (inserts, updates,
@@ -47,6 +52,12 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 		{"pk_aggregation_lookup", "aggregation", true, "2", map[string]string{"changelog-producer": "lookup", "fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},
 		{"pk_first_row", "first-row", false, "2", map[string]string{"ignore-delete": "true"}},
 		{"pk_first_row_lookup", "first-row", true, "2", map[string]string{"ignore-delete": "true", "changelog-producer": "lookup"}},
+		{"pk_dedupe_dv", "deduplicate", true, "2", map[string]string{"deletion-vectors.enabled": "true"}},
+		{"pk_dedupe_dv_seqfield", "deduplicate", false, "2", map[string]string{"deletion-vectors.enabled": "true", "sequence.field": "v"}},
+		{"pk_dedupe_dv_lookup_b1", "deduplicate", false, "1", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup", "num-sorted-run.compaction-trigger": "3"}},
+		{"pk_partial_update_dv", "partial-update", false, "2", map[string]string{"deletion-vectors.enabled": "true"}},
+		{"pk_aggregation_dv_lookup", "aggregation", true, "2", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup",
+			"fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := ctxT(t)
@@ -73,17 +84,42 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 			}
 			ref := tableRef{wh, "interop", c.name}
 			committer := tb.NewCommitter("interop-go")
+			dv := c.options["deletion-vectors.enabled"] == "true"
+			// A deletion-vectors table has a twin without them, written
+			// with the same changes: its merged read (checked against Java
+			// by the cases without deletion vectors) is the model the
+			// table's read must equal after every commit.
+			var twin *lakecore.Table
+			var twinCommitter *commit.Committer
+			if dv {
+				twinSpec := spec
+				twinSpec.Options = maps.Clone(opts)
+				delete(twinSpec.Options, "deletion-vectors.enabled")
+				if twin, err = cat.CreateTable(ctx, "interop", c.name+"_twin", twinSpec); err != nil {
+					t.Fatal(err)
+				}
+				twinCommitter = twin.NewCommitter("interop-go")
+			}
 			rng := rand.New(rand.NewPCG(11, uint64(len(c.name))))
-			compacts := 0
+			compacts, vectors := 0, 0
 			defer func() {
 				if compacts == 0 {
 					t.Errorf("table %s: lakecore never compacted", ref)
+				}
+				if c.options["deletion-vectors.enabled"] == "true" && vectors == 0 {
+					t.Errorf("table %s: lakecore never committed deletion vectors", ref)
 				}
 			}()
 			for commitID := int64(1); commitID <= 12; commitID++ {
 				w, err := tb.NewKeyValueWriter(ctx)
 				if err != nil {
 					t.Fatal(err)
+				}
+				var tw *write.KeyValueWriter
+				if twin != nil {
+					if tw, err = twin.NewKeyValueWriter(ctx); err != nil {
+						t.Fatal(err)
+					}
 				}
 				for range 30 + rng.IntN(40) {
 					kind := kv.Insert
@@ -111,6 +147,11 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 					if err := w.Write(ctx, kind, row); err != nil {
 						t.Fatal(err)
 					}
+					if tw != nil {
+						if err := tw.Write(ctx, kind, slices.Clone(row)); err != nil {
+							t.Fatal(err)
+						}
+					}
 				}
 				msgs, err := w.Prepare(ctx)
 				if err != nil {
@@ -120,10 +161,58 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if tw != nil {
+					twinMsgs, err := tw.Prepare(ctx)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := twinCommitter.Commit(ctx, commitID, twinMsgs); err != nil {
+						t.Fatal(err)
+					}
+					if _, ok := c.options["sequence.field"]; ok {
+						// A deletion-vectors table drops every delete at its
+						// lookup compaction (forceDropDelete), so a later
+						// insert with a smaller sequence.field value is new;
+						// in the twin a kept delete would win over it. A
+						// full compaction of the twin after every commit
+						// drops its deletes as well.
+						if _, err := twin.Compact(ctx, maintain.CompactOptions{Committer: twinCommitter, Full: true}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					got, err := tb.ReadAll(ctx, snap.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := twin.ReadAll(ctx, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					g, err := canonicalRows(tb.Schema().Fields, got)
+					if err != nil {
+						t.Fatal(err)
+					}
+					m, err := canonicalRows(twin.Schema().Fields, want)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sortCodePoints(g)
+					sortCodePoints(m)
+					if d := equalRows(g, m); d != "" {
+						t.Errorf("table %s, commit %d: lakecore's read differs from the model (the twin without deletion vectors):%s", ref, commitID, d)
+					}
+					if snap.IndexManifest != nil {
+						dvs, err := manifest.ReadDeletionVectors(ctx, tb.FileIO(), tb.Path(), *snap.IndexManifest)
+						if err != nil {
+							t.Fatal(err)
+						}
+						vectors += len(dvs)
+					}
+				}
 				ids := []int64{snap.ID}
 				if snap.CommitKind == "COMPACT" {
 					compacts++
-					if (c.options["changelog-producer"] == "lookup" || c.engine == "first-row") && snap.ID > 1 {
+					if (c.options["changelog-producer"] == "lookup" || c.engine == "first-row" || dv) && snap.ID > 1 {
 						// The APPEND snapshot before the lookup compaction
 						// holds the level-0 files readers merge too.
 						ids = []int64{snap.ID - 1, snap.ID}

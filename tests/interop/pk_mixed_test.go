@@ -15,6 +15,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -41,6 +42,8 @@ func TestPKMixedWriters(t *testing.T) {
 		{"", nil},
 		{"lookup ", map[string]string{"changelog-producer": "lookup"}},
 		{"first-row lookup ", map[string]string{"changelog-producer": "lookup", "merge-engine": "first-row", "ignore-delete": "true"}},
+		{"deletion-vectors ", map[string]string{"deletion-vectors.enabled": "true"}},
+		{"deletion-vectors lookup ", map[string]string{"deletion-vectors.enabled": "true", "changelog-producer": "lookup"}},
 	} {
 		for _, javaWriter := range []string{java1, java2} {
 			testPKMixedWriters(t, tc.name, tc.options, javaWriter)
@@ -152,9 +155,17 @@ func testPKMixedWriters(t *testing.T, name string, options map[string]string, ja
 				t.Fatalf("phase %s: %s continues the table: %v", phase, javaWriter, err)
 			}
 		}
+		vectors := map[string]int{} // deletion vectors of the latest snapshot after each phase
 		check := func(phase string) {
 			t.Helper()
 			tb, want := checkModel(ctx, t, cat, ref, model, fmt.Sprintf("%s (java writer %s)", phase, javaWriter))
+			if s, err := tb.Snapshots().Latest(ctx); err == nil && s != nil && s.IndexManifest != nil {
+				dvs, err := manifest.ReadDeletionVectors(ctx, tb.FileIO(), tb.Path(), *s.IndexManifest)
+				if err != nil {
+					t.Fatalf("%s: deletion vectors: %v", phase, err)
+				}
+				vectors[phase] = len(dvs)
+			}
 			if options["changelog-producer"] != "lookup" {
 				return
 			}
@@ -174,7 +185,10 @@ func testPKMixedWriters(t *testing.T, name string, options map[string]string, ja
 		for _, s := range snaps {
 			users[s.CommitUser+" "+s.Kind]++
 		}
-		t.Logf("snapshots by user and kind: %v", users)
+		t.Logf("snapshots by user and kind: %v; deletion vectors after each phase: %v", users, vectors)
+		if options["deletion-vectors.enabled"] == "true" && (vectors["lakecore's first commits"] == 0 || vectors["lakecore's second commits"] == 0) {
+			t.Errorf("lakecore left no deletion vectors: %v", vectors)
+		}
 		if users["interop-go COMPACT"] == 0 || users["interop-java COMPACT"] == 0 {
 			t.Errorf("both writers should have compacted: %v", users)
 		}

@@ -3,12 +3,14 @@ package paimon
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"testing"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 )
 
@@ -197,5 +199,80 @@ func TestOutputLookupChangelog(t *testing.T) {
 	// -U/+U 2 for the unchanged key too.
 	if logged != 6 {
 		t.Fatalf("%d changelog records, want 6", logged)
+	}
+}
+
+// TestOutputDeletionVectors: on a deletion-vectors table the output
+// writes level-0 files (invisible to batch reads) and its maintenance
+// compaction moves them up, marking the replaced rows in the bucket's
+// deletion vector: after each batch and compaction the table reads the
+// latest value of every key, and from the second batch on the COMPACT
+// snapshot carries a vector.
+func TestOutputDeletionVectors(t *testing.T) {
+	o := openTestOutput(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+  bucket: 1
+  options: { deletion-vectors.enabled: "true" }
+maintenance: { enabled: true, table_metrics: false }
+compaction: { enabled: true }
+`, t.TempDir()))
+	ctx := context.Background()
+	k := o.staticSink()
+	for b, vs := range [][]string{{"a", "b", "c"}, {"A", "b"}, {"x"}} {
+		var batch service.MessageBatch
+		for i, v := range vs {
+			m := service.NewMessage([]byte(fmt.Sprintf(`{"id":%d,"v":"%s"}`, i+1, v)))
+			m.MetaSetMut("operation", "update")
+			batch = append(batch, m)
+		}
+		if err := o.WriteBatch(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		k.maint.runOnce(ctx)
+		s, err := k.tbl.Snapshots().Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.CommitKind != snapshot.CommitCompact {
+			t.Fatalf("batch %d: latest snapshot %d is %s, want COMPACT", b, s.ID, s.CommitKind)
+		}
+		rows, err := k.tbl.ReadAll(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]string{1: "a", 2: "b", 3: "c"}
+		if b >= 1 {
+			want[1] = "A"
+		}
+		if b >= 2 {
+			want[1] = "x"
+		}
+		got := map[int64]string{}
+		for _, r := range rows {
+			got[r[0].(int64)] = r[1].(string)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("batch %d: rows %v, want %v", b, got, want)
+		}
+		if b == 0 {
+			continue
+		}
+		if s.IndexManifest == nil {
+			t.Fatalf("batch %d: COMPACT snapshot %d without an index manifest", b, s.ID)
+		}
+		dvs, err := manifest.ReadDeletionVectors(ctx, k.tbl.FileIO(), k.tbl.Path(), *s.IndexManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dvs) == 0 {
+			t.Fatalf("batch %d: no deletion vector after updating key 1", b)
+		}
 	}
 }

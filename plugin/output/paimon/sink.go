@@ -118,12 +118,12 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 		return nil, fmt.Errorf("table %s: %w", t, err)
 	}
 	if len(s.PrimaryKeys) > 0 && !conf.Maintenance.Compaction {
-		// The output writes level-0 files only; lookup changelogs and
-		// first-row's visible rows come from the compaction that moves them
-		// up.
-		if m, err := mergetree.ParseMode(s.Options); err == nil && (m.ChangelogProducer == "lookup" || m.Name == mergetree.EngineFirstRow) {
-			log.Warnf("Table %s has changelog-producer %s and merge-engine %s: its changelog and newest rows appear only when it is compacted; "+
-				"set compaction.enabled (maintenance.interval bounds the delay) or run a compaction job beside this output", t, m.ChangelogProducer, m.Name)
+		// The output writes level-0 files only; lookup changelogs and the
+		// visible rows of first-row and deletion-vectors tables come from
+		// the compaction that moves them up.
+		if m, err := mergetree.ParseMode(s.Options); err == nil && (m.ChangelogProducer == "lookup" || m.SkipLevel0()) {
+			log.Warnf("Table %s has changelog-producer %s, merge-engine %s and deletion-vectors.enabled %t: its changelog and newest rows appear only when it is compacted; "+
+				"set compaction.enabled (maintenance.interval bounds the delay) or run a compaction job beside this output", t, m.ChangelogProducer, m.Name, m.DeletionVectors)
 		}
 	}
 	latest, err := tbl.Snapshots().LatestOfUser(ctx, conf.CommitUser)
