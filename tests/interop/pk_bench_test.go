@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -164,6 +166,11 @@ func writeAmplification(t *testing.T, tb *lakecore.Table) (ingested, compacted i
 // write amplification of each (bytes written by compaction / bytes
 // ingested). Set PK_BENCH_ROWS=N to run it (10000000 for the issue's
 // figure); it asserts only that both tables hold the same rows.
+//
+// PK_BENCH_OPTIONS=k=v,k=v gives both writers' tables those options (e.g.
+// changelog-producer=lookup,deletion-vectors.enabled=true); lakecore then
+// also writes a twin table of the same changes without them and reports
+// the CPU time of a full read of each (the read speed-up the options give).
 func TestPKUpsertBenchVsJava(t *testing.T) {
 	rowsText := os.Getenv("PK_BENCH_ROWS")
 	if rowsText == "" {
@@ -174,10 +181,26 @@ func TestPKUpsertBenchVsJava(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PK_BENCH_ROWS=%q: %v", rowsText, err)
 	}
+	options := map[string]string{}
+	optionsText := os.Getenv("PK_BENCH_OPTIONS")
+	for _, kv := range strings.Split(optionsText, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			t.Fatalf("PK_BENCH_OPTIONS: %q is not key=value", kv)
+		}
+		options[k] = v
+	}
 	const buckets, commits = 4, 10
 	wh := t.TempDir()
-	cmd := exec.Command(filepath.Join(env.here, "bin", "paimon-java"), "paimon1", "pk-upsert-bench", "--warehouse", wh,
-		"--rows", rowsText, "--buckets", strconv.Itoa(buckets), "--commits", strconv.Itoa(commits), "--updates", "0.2")
+	args := []string{"paimon1", "pk-upsert-bench", "--warehouse", wh,
+		"--rows", rowsText, "--buckets", strconv.Itoa(buckets), "--commits", strconv.Itoa(commits), "--updates", "0.2"}
+	if optionsText != "" {
+		args = append(args, "--options", optionsText)
+	}
+	cmd := exec.Command(filepath.Join(env.here, "bin", "paimon-java"), args...)
 	cmd.Env = append(os.Environ(), "PAIMON_INTEROP_JAVA_OPTS=-XX:TieredStopAtLevel=4 -Xmx4g")
 	out, err := cmd.Output()
 	if err != nil {
@@ -196,10 +219,51 @@ func TestPKUpsertBenchVsJava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb, err := cat.CreateTable(ctx, "bench", "go_upsert", lakecore.TableSpec{
+	tb, nextKey, wall, cpu := upsertBenchGo(t, cat, "go_upsert", rows, buckets, commits, options)
+	javaTable, err := lakecore.Open(ctx, wh, "bench", filepath.Base(java.Table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goRows, goRead := readAllTimed(t, tb)
+	javaRows, _ := readAllTimed(t, javaTable)
+	if len(goRows) != len(javaRows) || uint64(len(goRows)) != nextKey {
+		t.Fatalf("lakecore's table has %d rows, Java's %d, keys %d", len(goRows), len(javaRows), nextKey)
+	}
+	gIn, gComp := writeAmplification(t, tb)
+	jIn, jComp := writeAmplification(t, javaTable)
+	goRate, goCPU := float64(rows)/wall.Seconds(), float64(rows)/cpu.Seconds()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	t.Logf("lakecore's peak RSS (this test process, which also read both tables): %d MiB", ru.Maxrss/1024)
+	t.Logf("upserts of %d changes (%d keys, 20%% updates, %d buckets, %d commits, options %q): Java 1.4.2 %.0f K/s, %.0f K per CPU-s, write amplification %.2f; "+
+		"lakecore %.0f K/s, %.0f K per CPU-s, write amplification %.2f; ratio %.2f (per CPU-s)",
+		rows, nextKey, buckets, commits, optionsText, java.RowsPerSecond/1e3, java.RowsPerCPUSecond/1e3, float64(jComp)/float64(jIn),
+		goRate/1e3, goCPU/1e3, float64(gComp)/float64(gIn), goCPU/java.RowsPerCPUSecond)
+	if len(options) == 0 {
+		return
+	}
+	twin, _, twinWall, twinCPU := upsertBenchGo(t, cat, "go_upsert_twin", rows, buckets, commits, nil)
+	twinRows, twinRead := readAllTimed(t, twin)
+	if len(twinRows) != len(goRows) {
+		t.Fatalf("the twin without options has %d rows, the table %d", len(twinRows), len(goRows))
+	}
+	t.Logf("lakecore without the options, same changes: %.0f K/s, %.0f K per CPU-s; full read (CPU): %v with the options, %v without (speed-up %.2f)",
+		float64(rows)/twinWall.Seconds()/1e3, float64(rows)/twinCPU.Seconds()/1e3, goRead, twinRead, twinRead.Seconds()/goRead.Seconds())
+}
+
+// upsertBenchGo writes pk-upsert-bench's changes into a new table name of
+// cat with lakecore's KeyValueWriter (inline compaction) and returns it with
+// the number of keys and the wall and CPU time of the writes.
+func upsertBenchGo(t *testing.T, cat *lakecore.Catalog, name string, rows int64, buckets, commits int, options map[string]string) (*lakecore.Table, uint64, time.Duration, time.Duration) {
+	ctx := ctxT(t)
+	opts := map[string]string{"bucket": strconv.Itoa(buckets)}
+	for k, v := range options {
+		opts[k] = v
+	}
+	tb, err := cat.CreateTable(ctx, "bench", name, lakecore.TableSpec{
 		Fields: []types.DataField{{Name: "id", Type: types.BigIntType()}, {Name: "a", Type: types.BigIntType()},
 			{Name: "b", Type: types.StringType()}, {Name: "c", Type: types.DoubleType()}},
-		PrimaryKeys: []string{"id"}, Options: map[string]string{"bucket": strconv.Itoa(buckets)},
+		PrimaryKeys: []string{"id"}, Options: opts,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +272,7 @@ func TestPKUpsertBenchVsJava(t *testing.T) {
 	c0, w0 := cpuTime(), time.Now()
 	rng := &lcg{state: 42}
 	var nextKey uint64
-	perCommit := max(1, rows/commits)
+	perCommit := max(1, rows/int64(commits))
 	var w *write.KeyValueWriter
 	commitID := int64(0)
 	for i := int64(0); i < rows; i++ {
@@ -238,30 +302,17 @@ func TestPKUpsertBenchVsJava(t *testing.T) {
 			}
 		}
 	}
-	wall, cpu := time.Since(w0), cpuTime()-c0
-	javaTable, err := lakecore.Open(ctx, wh, "bench", filepath.Base(java.Table))
+	return tb, nextKey, time.Since(w0), cpuTime() - c0
+}
+
+// readAllTimed reads the latest snapshot of tb and returns its rows and the
+// CPU time the read took.
+func readAllTimed(t *testing.T, tb *lakecore.Table) ([][]any, time.Duration) {
+	runtime.GC()
+	c0 := cpuTime()
+	rows, err := tb.ReadAll(ctxT(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	goRows, err := tb.ReadAll(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	javaRows, err := javaTable.ReadAll(ctx, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(goRows) != len(javaRows) || uint64(len(goRows)) != nextKey {
-		t.Fatalf("lakecore's table has %d rows, Java's %d, keys %d", len(goRows), len(javaRows), nextKey)
-	}
-	gIn, gComp := writeAmplification(t, tb)
-	jIn, jComp := writeAmplification(t, javaTable)
-	goRate, goCPU := float64(rows)/wall.Seconds(), float64(rows)/cpu.Seconds()
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	t.Logf("lakecore's peak RSS (this test process, which also read both tables): %d MiB", ru.Maxrss/1024)
-	t.Logf("upserts of %d changes (%d keys, 20%% updates, %d buckets, %d commits): Java 1.4.2 %.0f K/s, %.0f K per CPU-s, write amplification %.2f; "+
-		"lakecore %.0f K/s, %.0f K per CPU-s, write amplification %.2f; ratio %.2f (per CPU-s)",
-		rows, nextKey, buckets, commits, java.RowsPerSecond/1e3, java.RowsPerCPUSecond/1e3, float64(jComp)/float64(jIn),
-		goRate/1e3, goCPU/1e3, float64(gComp)/float64(gIn), goCPU/java.RowsPerCPUSecond)
+	return rows, cpuTime() - c0
 }

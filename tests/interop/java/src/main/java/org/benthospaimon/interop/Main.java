@@ -27,7 +27,7 @@ import org.apache.paimon.options.Options;
  * pk-write  --warehouse W --database D --table T --spec FILE        (primary-key spec, {@link PkWriter})
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
  * pk-bench  --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--runs R] [--reads K]
- * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U]
+ * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U] [--options k=v,k=v]
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
@@ -185,7 +185,7 @@ public final class Main {
                 }
                 return;
             case "pk-upsert-bench":
-                allow(flags, "warehouse", "database", "table", "rows", "buckets", "commits", "updates");
+                allow(flags, "warehouse", "database", "table", "rows", "buckets", "commits", "updates", "options");
                 flags.putIfAbsent("database", "bench");
                 try (Catalog c = catalog(flags)) {
                     long rows = flags.containsKey("rows") ? longFlag(flags, "rows") : 100_000L;
@@ -193,7 +193,8 @@ public final class Main {
                     int commits = flags.containsKey("commits") ? Math.toIntExact(longFlag(flags, "commits")) : 10;
                     double updates = flags.containsKey("updates") ? Double.parseDouble(flags.get("updates")) : 0.2;
                     flags.putIfAbsent("table", "upsert_" + buckets + "b_" + rows);
-                    PkUpsertBench.run(c, ident(flags), rows, buckets, commits, updates, out);
+                    PkUpsertBench.run(c, ident(flags), rows, buckets, commits, updates,
+                            PkUpsertBench.parseOptions(flags.getOrDefault("options", "")), out);
                 }
                 return;
             case "batch":

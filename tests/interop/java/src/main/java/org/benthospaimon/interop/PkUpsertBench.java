@@ -34,15 +34,33 @@ final class PkUpsertBench {
         }
     }
 
-    static void run(Catalog catalog, Identifier id, long rows, int buckets, int commits, double updates, PrintStream out)
-            throws Exception {
+    /** Parses "k=v,k=v" (the --options flag) into table options. */
+    static Map<String, String> parseOptions(String text) {
+        Map<String, String> options = new java.util.HashMap<>();
+        for (String kv : text.split(",")) {
+            if (kv.isEmpty()) {
+                continue;
+            }
+            int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new Main.UsageException("--options: " + kv + " is not key=value");
+            }
+            options.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        return options;
+    }
+
+    static void run(Catalog catalog, Identifier id, long rows, int buckets, int commits, double updates,
+            Map<String, String> extra, PrintStream out) throws Exception {
+        Map<String, String> options = new java.util.HashMap<>(extra);
+        options.put("bucket", String.valueOf(buckets));
         Schema schema = Schema.newBuilder()
                 .column("id", DataTypes.BIGINT().notNull())
                 .column("a", DataTypes.BIGINT())
                 .column("b", DataTypes.STRING())
                 .column("c", DataTypes.DOUBLE())
                 .primaryKey("id")
-                .options(Map.of("bucket", String.valueOf(buckets)))
+                .options(options)
                 .build();
         catalog.createDatabase(id.getDatabaseName(), true);
         catalog.createTable(id, schema, false);
@@ -56,7 +74,10 @@ final class PkUpsertBench {
         long nextKey = 0;
         long perCommit = Math.max(1, rows / commits);
         StreamWriteBuilder wb = t.newStreamWriteBuilder().withCommitUser("pk-upsert-bench");
+        // lookup (changelog-producer lookup, deletion vectors) spills to a temp directory
+        java.nio.file.Path tmp = java.nio.file.Files.createTempDirectory("pk-upsert-bench-");
         try (StreamTableWrite w = wb.newWrite(); StreamTableCommit c = wb.newCommit()) {
+            w.withIOManager(org.apache.paimon.disk.IOManager.create(tmp.toString()));
             long commit = 0;
             for (long i = 0; i < rows; i++) {
                 long k;
