@@ -303,6 +303,19 @@ a few seconds) rather than committing per message, and compact small files with 
 before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
 converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
 
+== Errors that stop the stream, and errors that are retried
+
+Whatever can be checked without reading the table (column types, table options and their values, field
+combinations) is checked when the output is built, so ` + "`benthos-paimon lint`" + ` and start-up report it with the
+field. Connecting fails for good when retrying cannot help: the table does not exist and ` + "`create_table.enabled`" + `
+is off, the table does not match ` + "`create_table`" + `, the S3 bucket does not exist, access is denied, or the table
+uses a feature this output does not write. Then the output logs the error once and ` + "`benthos-paimon`" + ` stops the
+stream gracefully and exits with code 1, printing the error last; a local warehouse directory the output created is
+removed if it is still empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
+after 500ms, then after twice the previous wait, up to at most 30s; each log line says which failure in a row it is
+and when the next attempt comes. (Run from Go in a stream without the binary's stop hook, see internal/fatal, the
+output keeps reporting an error that retrying cannot fix every 30s.)
+
 == Maintenance
 
 After its commits, in the background and at most once per ` + "`maintenance.interval`" + `, the output removes
