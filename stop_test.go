@@ -74,6 +74,7 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	const generate = "http: { enabled: false }\ninput:\n  generate: { count: 1, interval: '', mapping: 'root = {\"id\": 1}' }\n"
+	const drop = "output:\n  drop: {}\n"
 	for _, tc := range []struct {
 		name   string
 		config string
@@ -86,6 +87,8 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 		{"output, schema mismatch", generate + "output:\n  paimon:\n    warehouse: " + mismatch + "\n    database: db\n    table: t\n" +
 			"    create_table: { schema: [ { name: id, type: INT } ] }\n",
 			"the table does not match create_table", ""},
+		{"bounded input, missing table", "http: { enabled: false }\ninput:\n  paimon: { warehouse: wh/nested, database: db, table: t, bounded: true }\n" + drop,
+			"paimon input on db.t in wh/nested (resolved against the working directory to DIR/wh/nested): open table db.t", "wh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
