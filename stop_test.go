@@ -10,12 +10,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/binarytest"
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
@@ -168,7 +168,7 @@ output:
 	}
 	cmd := exec.Command(binarytest.Path(t), "-c", "config.yaml")
 	cmd.Dir = dir
-	var out lockedBuffer
+	var out testenv.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -238,23 +238,4 @@ func TestInvalidConfigFailsLintAndStartUp(t *testing.T) {
 			}
 		})
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for the writes of a child process's
-// output while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -20,20 +20,12 @@ import (
 // fatal handler (unless noHandler) that collects what it is told.
 func newStoppableInput(t *testing.T, yaml string, noHandler bool) (*Input, *[]error) {
 	t.Helper()
-	conf, err := ConfigSpec().ParseYAML(yaml, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ParseConfig(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res := service.MockResources()
 	stopped := &[]error{}
 	if !noHandler {
 		fatal.Install(res, func(err error) { *stopped = append(*stopped, err) })
 	}
-	in := New(c, res)
+	in := newInputWith(t, yaml, res)
 	t.Cleanup(func() { _ = in.Close(context.Background()) })
 	return in, stopped
 }

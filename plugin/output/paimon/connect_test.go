@@ -25,24 +25,16 @@ import (
 // connectOnce builds the output of yaml with a fatal handler (unless
 // noHandler) and calls Connect once; it returns the output, the errors
 // the handler received and Connect's error.
-func connectOnce(t *testing.T, yaml string, noHandler bool, opts options) (*paimonOutput, []error, error) {
+func connectOnce(t *testing.T, yaml string, noHandler bool) (*paimonOutput, []error, error) {
 	t.Helper()
-	conf, err := ConfigSpec().ParseYAML(yaml, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ParseConfig(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	res := service.MockResources()
 	var stopped []error
 	if !noHandler {
 		fatal.Install(res, func(err error) { stopped = append(stopped, err) })
 	}
-	o := newOutput(c, res, opts)
+	o := newOutput(mustParse(t, yaml), res, options{})
 	t.Cleanup(func() { _ = o.Close(context.Background()) })
-	err = o.Connect(context.Background())
+	err := o.Connect(context.Background())
 	return o, stopped, err
 }
 
@@ -75,7 +67,7 @@ func TestConnectPermanentErrorsStopTheStream(t *testing.T) {
 		{"primary-key table with max_in_flight 4", existing, "table: kv\nmax_in_flight: 4\n", "set max_in_flight: 1 (it is 4)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, stopped, err := connectOnce(t, fmt.Sprintf("warehouse: %s\ndatabase: db\n%s", tc.warehouse, tc.extra), false, options{})
+			o, stopped, err := connectOnce(t, fmt.Sprintf("warehouse: %s\ndatabase: db\n%s", tc.warehouse, tc.extra), false)
 			if err != nil {
 				t.Errorf("Connect: %v; want nil (a failed state: the stream is stopping)", err)
 			}
@@ -100,7 +92,7 @@ func TestConnectPermanentErrorsStopTheStream(t *testing.T) {
 // TestConnectPermanentWithoutHandler: a StreamBuilder without a fatal
 // handler keeps the error in sight, retried at the slowest pace.
 func TestConnectPermanentWithoutHandler(t *testing.T) {
-	_, _, err := connectOnce(t, "warehouse: "+t.TempDir()+"\ntable: t\n", true, options{})
+	_, _, err := connectOnce(t, "warehouse: "+t.TempDir()+"\ntable: t\n", true)
 	var bo *service.ErrBackOff
 	if !errors.As(err, &bo) || bo.Wait != retry.Max || !strings.Contains(err.Error(), "retried every 30s") {
 		t.Fatalf("Connect: %v; want an ErrBackOff of %s saying so", err, retry.Max)
@@ -111,14 +103,7 @@ func TestConnectPermanentWithoutHandler(t *testing.T) {
 // connection) is not fatal; the waits double from 500ms up to 30s, and
 // the message says which failure it is and when the next attempt comes.
 func TestConnectTransientErrorsBackOff(t *testing.T) {
-	conf, err := ConfigSpec().ParseYAML("warehouse: "+t.TempDir()+"\ntable: t\n", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := ParseConfig(conf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustParse(t, "warehouse: "+t.TempDir()+"\ntable: t\n")
 	res := service.MockResources()
 	var stopped []error
 	fatal.Install(res, func(err error) { stopped = append(stopped, err) })
