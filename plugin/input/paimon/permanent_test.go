@@ -38,6 +38,15 @@ func newStoppableInput(t *testing.T, yaml string, noHandler bool) (*Input, *[]er
 // than ending the read as if it were complete.
 func TestConnectPermanentErrors(t *testing.T) {
 	existing := newTestTable(t, nil, nil)
+	// A table whose latest schema asks for Parquet manifests, which
+	// lakecore does not read.
+	parquetManifests := newTestTable(t, nil, nil)
+	s := parquetManifests.tbl.Schema().Clone()
+	s.ID++
+	s.Options["manifest.format"] = "parquet"
+	if err := parquetManifests.tbl.Schemas().Commit(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name      string
 		yaml      string
@@ -50,6 +59,7 @@ func TestConnectPermanentErrors(t *testing.T) {
 			stops: "paimon input on default.events in WH/new: open table default.events: latest schema of default.db/events: table not found", gone: "WH/new"},
 		{name: "tailing, missing table", yaml: "warehouse: WH/new\ntable: events\n", wait: retry.Min},
 		{name: "bounded, missing table, no handler", yaml: "warehouse: WH/new\ntable: events\nbounded: true\n", noHandler: true, wait: retry.Max},
+		{name: "Parquet manifests", yaml: parquetManifests.yaml(""), stops: `manifest.format = "parquet": lakecore reads avro manifests only`},
 		{name: "unknown column", yaml: existing.yaml("columns: [ id, nope ]\n"), stops: `columns: "nope" is not a column of the table`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
