@@ -249,7 +249,8 @@ which is turned back into that text).
 An error that retrying cannot fix ends the input, and ` + "`benthos-paimon`" + ` stops the stream gracefully and exits
 with code 1, printing the error last: a table feature this input does not read (ORC data files, ORC or Parquet
 manifests), a missing S3 bucket, access denied, ` + "`columns`" + ` or a ` + "`partition_filter`" + ` that do not fit the table,
-and, with ` + "`bounded: true`" + `, a missing table (a tailing input waits for the table to be created). A local
+a next snapshot that expired before it was read (with ` + "`on_expired: error`" + `), and, with ` + "`bounded: true`" + `, a
+missing table (a tailing input waits for the table to be created). A local
 warehouse directory the input created is removed if it is still empty. Damaged files are not such errors: the input
 reports them and tries again, so that a bounded read never ends short. Connection errors that may pass (refused
 connections, time-outs, 5xx answers, a table not created yet) are retried after 500ms, then after twice the previous

@@ -182,15 +182,16 @@ var errMismatch = errors.New("the input's configuration does not fit the table")
 // permanent reports whether err, from Connect or the reader, is one that
 // retrying cannot fix: lakecore.IsPermanent's (an unsupported table
 // feature such as ORC data files or manifests, a missing bucket, access
-// denied) or errMismatch. A missing table is permanent only for a bounded
-// read: a tailing read waits for the table to be created. Damaged files
-// are not permanent: they can be repaired, and a bounded read must not end
-// early over them.
+// denied), errMismatch, or the next snapshot expired with on_expired:
+// error (it will not come back). A missing table is permanent only for a
+// bounded read: a tailing read waits for the table to be created. Damaged
+// files are not permanent: they can be repaired, and a bounded read must
+// not end early over them.
 func (in *Input) permanent(err error) bool {
 	if errors.Is(err, lakecore.ErrTableNotFound) && !in.conf.Bounded {
 		return false
 	}
-	return lakecore.IsPermanent(err) || errors.Is(err, errMismatch)
+	return lakecore.IsPermanent(err) || errors.Is(err, errMismatch) || errors.Is(err, lakecore.ErrSnapshotExpired)
 }
 
 // stop ends the input because of err, which retrying cannot fix: it logs

@@ -131,3 +131,45 @@ func TestReadBatchPermanentError(t *testing.T) {
 		t.Fatalf("handler got %v, want the error naming %s", *stopped, orc)
 	}
 }
+
+// TestExpiredSnapshotStopsTheStream: with on_expired: error, a next
+// snapshot that was expired before it was read will not come back: the
+// stream is stopped with the error and its advice.
+func TestExpiredSnapshotStopsTheStream(t *testing.T) {
+	tt := newTestTable(t, nil, nil)
+	tt.appendRows(row("d", "eu", 1))
+	in, stopped := newStoppableInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\non_expired: error\n"), false)
+	caughtUp, resume := make(chan struct{}), make(chan struct{})
+	in.idle = func(ctx context.Context, _ time.Duration) bool {
+		select {
+		case caughtUp <- struct{}{}:
+		case <-ctx.Done():
+			return false
+		}
+		select {
+		case <-resume:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := in.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := in.ReadBatch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-caughtUp // the reader waits for snapshot 2 ...
+	tt.appendRows(row("d", "eu", 2))
+	tt.appendRows(row("d", "eu", 3))
+	tt.expire(2) // ... which expires before it looks again
+	close(resume)
+	if _, _, err := in.ReadBatch(ctx); !errors.Is(err, service.ErrEndOfInput) {
+		t.Fatalf("ReadBatch: %v, want ErrEndOfInput after the stop", err)
+	}
+	if len(*stopped) != 1 || !strings.Contains((*stopped)[0].Error(), "snapshot expired") {
+		t.Fatalf("handler got %v, want the expiry error", *stopped)
+	}
+}
