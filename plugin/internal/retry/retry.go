@@ -63,8 +63,3 @@ func (b *Backoff) Transient(err error) error {
 func Permanent(err error) error {
 	return service.NewErrBackOff(fmt.Errorf("%w; retried every %s", err, Max), Max)
 }
-
-// Stopping returns err as Connect should return it once the stream is
-// being stopped because of it: Benthos' wait for the next attempt ends
-// when the stream stops.
-func Stopping(err error) error { return service.NewErrBackOff(err, Max) }
