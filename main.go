@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure"
@@ -25,7 +27,15 @@ import (
 const documentationURL = "https://github.com/benthos-paimon/benthos-paimon/tree/main/docs"
 
 func main() {
-	service.RunCLI(context.Background(),
+	os.Exit(run())
+}
+
+// run runs the CLI and returns the exit code: 1 when a component stopped
+// the stream with an error retrying cannot fix (internal/fatal), which it
+// prints last.
+func run() int {
+	stop := newStopper()
+	opts := append([]service.CLIOptFunc{
 		service.CLIOptSetBinaryName("benthos-paimon"),
 		service.CLIOptSetProductName("benthos-paimon"),
 		service.CLIOptSetVersion(version.String(), version.Date),
@@ -34,5 +44,16 @@ func main() {
 		service.CLIOptAddCommand(docsCommand()),
 		command.CLIOpt(),
 		pgcdc.CLIOpt(),
-	)
+	}, stop.options()...)
+	code, err := service.RunCLIToCode(context.Background(), opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err.Error())
+	}
+	if ferr := stop.finish(); ferr != nil {
+		fmt.Fprintf(os.Stderr, "benthos-paimon: the stream stopped: %v\n", ferr)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
 }

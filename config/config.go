@@ -12,6 +12,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -313,5 +316,66 @@ func (t Table) IsS3() bool {
 func (t Table) Path() string { return t.Database + ".db/" + t.Table }
 
 // String names the table for logs and errors, without credentials:
-// "default.events in s3://bucket/wh".
-func (t Table) String() string { return t.Database + "." + t.Table + " in " + t.Warehouse }
+// "default.events in s3://bucket/wh". A relative local warehouse is named
+// as given and as resolved, since it depends on the working directory:
+// "default.events in ./wh (resolved against the working directory to
+// /srv/wh)".
+func (t Table) String() string {
+	s := t.Database + "." + t.Table + " in " + t.Warehouse
+	if dir := t.LocalDir(); dir != "" && !filepath.IsAbs(t.Warehouse) && !strings.Contains(t.Warehouse, ":") {
+		s += " (resolved against the working directory to " + dir + ")"
+	}
+	return s
+}
+
+// LocalDir is the absolute directory of a local warehouse, "" for S3 or
+// an invalid warehouse.
+func (t Table) LocalDir() string {
+	scheme, _, p, err := storage.SplitURI(t.Warehouse)
+	if err != nil || (scheme != "" && scheme != "file") {
+		return ""
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return ""
+	}
+	return abs
+}
+
+// DirGuard remembers which directories of a local warehouse path did not
+// exist before a component opened it (opening a local warehouse creates
+// it), so that a component that then fails can remove them again and
+// leave no empty warehouse behind.
+type DirGuard struct {
+	missing []string // from the warehouse up to the highest missing parent
+}
+
+// GuardWarehouse returns the DirGuard of t's warehouse, taken now; for S3
+// it guards nothing.
+func GuardWarehouse(t Table) *DirGuard {
+	g := &DirGuard{}
+	dir := t.LocalDir()
+	for dir != "" {
+		if _, err := os.Lstat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		g.missing = append(g.missing, dir)
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return g
+}
+
+// RemoveEmpty removes the directories that were missing when the guard was
+// taken, deepest first, as long as they are empty: a directory something
+// was written into stays, and so do its parents.
+func (g *DirGuard) RemoveEmpty() {
+	for _, d := range g.missing {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
+}

@@ -2,6 +2,9 @@ package config
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -185,5 +188,77 @@ func TestSecretFieldsAreMarked(t *testing.T) {
 	})
 	if strings.Join(secrets, ",") != "s3.credentials.secret,s3.credentials.token" {
 		t.Errorf("secret fields %v", secrets)
+	}
+}
+
+func TestTableStringNamesTheResolvedWarehouse(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ warehouse, want string }{
+		{"/lake", "db.t in /lake"},
+		{"file:///lake", "db.t in file:///lake"},
+		{"s3://b/wh", "db.t in s3://b/wh"},
+		{"./wh", "db.t in ./wh (resolved against the working directory to " + filepath.Join(wd, "wh") + ")"},
+		{"wh", "db.t in wh (resolved against the working directory to " + filepath.Join(wd, "wh") + ")"},
+	} {
+		if got := (Table{Warehouse: tc.warehouse, Database: "db", Table: "t"}).String(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.warehouse, got, tc.want)
+		}
+	}
+}
+
+func TestDirGuardRemovesOnlyWhatWasMissingAndEmpty(t *testing.T) {
+	root := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		write  string // a file written below the warehouse after the guard, "" for none
+		remain []string
+		gone   []string
+	}{
+		{"empty", "", []string{"."}, []string{"a", "a/b", "a/b/wh"}},
+		{"written", "db.db/x", []string{"a/b/wh/db.db/x"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := filepath.Join(root, tc.name)
+			if err := os.Mkdir(base, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			wh := filepath.Join(base, "a", "b", "wh")
+			g := GuardWarehouse(Table{Warehouse: wh})
+			if err := os.MkdirAll(wh, 0o755); err != nil { // what opening the warehouse does
+				t.Fatal(err)
+			}
+			if tc.write != "" {
+				p := filepath.Join(wh, tc.write)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g.RemoveEmpty()
+			for _, p := range tc.remain {
+				if _, err := os.Stat(filepath.Join(base, p)); err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
+			}
+			for _, p := range tc.gone {
+				if _, err := os.Stat(filepath.Join(base, p)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("%s still there (%v)", p, err)
+				}
+			}
+		})
+	}
+	// An existing warehouse is never removed, even when empty.
+	wh := filepath.Join(root, "existing")
+	if err := os.Mkdir(wh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	GuardWarehouse(Table{Warehouse: wh}).RemoveEmpty()
+	if _, err := os.Stat(wh); err != nil {
+		t.Errorf("existing warehouse removed: %v", err)
 	}
 }

@@ -3,6 +3,9 @@ package lakecore
 import (
 	"errors"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
@@ -46,3 +49,24 @@ var (
 	// or a NUL byte.
 	ErrInvalidName = errors.New("invalid database or table name")
 )
+
+// IsPermanent reports whether err is one that retrying the same operation
+// cannot fix, so a caller should stop rather than retry: the table does
+// not exist (for a caller that does not create it), its schema is invalid
+// or uses a feature lakecore does not implement (ErrUnsupported, an
+// unsupported data file, a primary-key table where it is not supported),
+// an invalid name, or a storage error storage.IsPermanent reports (missing
+// bucket, access denied). Damaged files are not: a damaged snapshot,
+// manifest or data file can be repaired, and the reader must not end its
+// read early (a schema file that does not parse counts as invalid:
+// schema files are written whole, once); nor are time-outs, refused
+// connections and 5xx answers.
+func IsPermanent(err error) bool {
+	for _, target := range []error{ErrTableNotFound, schema.ErrInvalidSchema, ErrUnsupported, read.ErrUnsupportedFile,
+		ErrPrimaryKeyTable, ErrInvalidName} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return storage.IsPermanent(err)
+}

@@ -93,6 +93,33 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 	if err != nil {
 		return nil, fmt.Errorf("create table: %w", err)
 	}
+	s := spec.schema()
+	if err := s.CheckWritable(); err != nil {
+		return nil, fmt.Errorf("create table %s.%s: %w", db, name, err)
+	}
+	created, err := schema.NewManager(c.fio, p).Create(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return newTable(c.fio, db, name, p, created), nil
+}
+
+// Validate checks, without I/O, what CreateTable checks before it writes:
+// the schema passes Paimon's validation and uses only features lakecore
+// writes. It lets a caller report a bad spec when it is configured rather
+// than when the table is created. The errors wrap schema.ErrInvalidSchema
+// and ErrUnsupported.
+func (spec TableSpec) Validate() error {
+	s := spec.schema()
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	return s.CheckWritable()
+}
+
+// schema is the table schema the spec describes, before Manager.Create
+// numbers it.
+func (spec TableSpec) schema() *schema.TableSchema {
 	var comment *string
 	if spec.Comment != "" {
 		comment = &spec.Comment
@@ -106,14 +133,7 @@ func (c *Catalog) CreateTable(ctx context.Context, db, name string, spec TableSp
 			}
 		}
 	}
-	if err := s.CheckWritable(); err != nil {
-		return nil, fmt.Errorf("create table %s.%s: %w", db, name, err)
-	}
-	created, err := schema.NewManager(c.fio, p).Create(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	return newTable(c.fio, db, name, p, created), nil
+	return s
 }
 
 // OpenTable opens the table db.name with its latest schema. A table without

@@ -7,6 +7,9 @@
 // A skip is not a pass: .ci/run sets every Require variable, so in CI
 // nothing that can be missing is skipped. On a developer's machine a
 // missing tool shows as SKIP with the command that installs it.
+//
+// It also holds LockedBuffer, for the output of the servers and binaries
+// the tests start.
 package testenv
 
 import (

@@ -32,6 +32,11 @@ var (
 	// options are part of the schema.
 	ErrInvalidOption = fmt.Errorf("%w: invalid table option", ErrInvalidSchema)
 
+	// ErrUnknownOption is wrapped by CheckOptionNames for an option name
+	// that Paimon does not define (a misspelling Paimon would store and
+	// ignore). A schema file with such an option is still valid.
+	ErrUnknownOption = errors.New("unknown table option")
+
 	// ErrPrimaryKeyTable is wrapped for an operation lakecore does not
 	// support on a table with primary keys (lakecore reads, writes,
 	// compacts and maintains them, but not through the append writer).

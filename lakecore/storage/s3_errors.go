@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"io/fs"
 	"net"
 
 	"github.com/aws/smithy-go"
@@ -87,4 +88,36 @@ func classifyExclusive(err error, sent bool) exclusiveOutcome {
 	default:
 		return exclusiveAmbiguous
 	}
+}
+
+// permanentCodes are the S3 error codes of a request that retrying cannot
+// fix: the bucket is missing or misnamed, the credentials are refused or
+// lack the permission, the bucket is in another region.
+var permanentCodes = map[string]bool{
+	"NoSuchBucket": true, "InvalidBucketName": true, "AccessDenied": true, "AllAccessDisabled": true,
+	"InvalidAccessKeyId": true, "SignatureDoesNotMatch": true, "InvalidToken": true, "ExpiredToken": true,
+	"AuthorizationHeaderMalformed": true, "PermanentRedirect": true,
+}
+
+// IsPermanent reports whether err, from any FileIO, is one that retrying
+// the same operation cannot fix: a missing bucket, access denied (S3
+// codes as permanentCodes, or HTTP 401, 403 or 301 without a code; a local
+// fs.ErrPermission), an unsupported scheme or an invalid path. Time-outs,
+// refused connections, throttling and 5xx answers are not: they are worth
+// retrying.
+func IsPermanent(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrUnsupportedScheme) || errors.Is(err, ErrInvalidPath) {
+		return true
+	}
+	if code := apiCode(err); code != "" {
+		return permanentCodes[code]
+	}
+	switch httpStatus(err) {
+	case 401, 403, 301:
+		return true
+	}
+	return false
 }

@@ -12,7 +12,6 @@
 package s3test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -24,7 +23,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -134,24 +132,6 @@ func repoRoot() (string, error) {
 	}
 }
 
-// lockedBuffer collects the server's output for failure messages.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // startVersitygw runs bin on a free loopback port with a temporary posix
 // data directory (t.TempDir is on a real filesystem here; the posix backend
 // needs user xattrs) and stops it when the test ends.
@@ -176,7 +156,7 @@ func tryStart(t testing.TB, bin string) (storage.S3Config, error) {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	data := t.TempDir()
-	out := &lockedBuffer{}
+	out := &testenv.LockedBuffer{} // the server's output, for failure messages
 	cmd := exec.Command(bin, "--port", addr, "--quiet", "posix", data)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+DefaultAccessKey, "ROOT_SECRET_ACCESS_KEY="+DefaultSecretKey)
 	cmd.Stdout, cmd.Stderr = out, out

@@ -243,6 +243,18 @@ A map is a conjunction: each key is a partition key, each value a scalar (equali
 maps is their disjunction. ` + "`null`" + ` matches the default partition. Values are converted to each key's type as
 the output converts message fields; quote them to be safe (YAML reads an unquoted ` + "`2024-05-30`" + ` as a timestamp,
 which is turned back into that text).
+
+== Errors that stop the stream, and errors that are retried
+
+An error that retrying cannot fix ends the input, and ` + "`benthos-paimon`" + ` stops the stream gracefully and exits
+with code 1, printing the error last: a table feature this input does not read (ORC data files, ORC or Parquet
+manifests), a missing S3 bucket, access denied, ` + "`columns`" + ` or a ` + "`partition_filter`" + ` that do not fit the table,
+a next snapshot that expired before it was read (with ` + "`on_expired: error`" + `), and, with ` + "`bounded: true`" + `, a
+missing table (a tailing input waits for the table to be created). A local
+warehouse directory the input created is removed if it is still empty. Damaged files are not such errors: the input
+reports them and tries again, so that a bounded read never ends short. Connection errors that may pass (refused
+connections, time-outs, 5xx answers, a table not created yet) are retried after 500ms, then after twice the previous
+wait, up to at most 30s; each log line says which failure in a row it is and when the next attempt comes.
 `
 
 // ConfigSpec returns the complete config spec of the paimon input.

@@ -138,6 +138,12 @@ func (tt *testTable) yaml(extra string) string {
 // newInput builds an Input from YAML fields.
 func newInput(t testing.TB, yaml string) *Input {
 	t.Helper()
+	return newInputWith(t, yaml, service.MockResources())
+}
+
+// newInputWith builds an Input from YAML fields with resources res.
+func newInputWith(t testing.TB, yaml string, res *service.Resources) *Input {
+	t.Helper()
 	conf, err := ConfigSpec().ParseYAML(yaml, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +152,7 @@ func newInput(t testing.TB, yaml string) *Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(c, service.MockResources())
+	return New(c, res)
 }
 
 // got is one message as the tests compare it: its row as compact JSON and

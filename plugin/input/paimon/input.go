@@ -10,12 +10,15 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/internal/fatal"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
 // Name is the component name the input registers under.
@@ -112,6 +115,7 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 // when every batch of every snapshot before N has been acknowledged.
 type Input struct {
 	conf Config
+	res  *service.Resources
 	log  *service.Logger
 	m    *inputMetrics
 	now  func() time.Time
@@ -121,6 +125,8 @@ type Input struct {
 	// fileIO, when set (tests), opens the warehouse instead of
 	// lakecore.OpenCatalog's storage.Open.
 	fileIO func(ctx context.Context) (storage.FileIO, error)
+
+	backoff retry.Backoff // of Connect
 
 	mu       sync.Mutex
 	reader   *snapshotReader // nil until connected and after Close
@@ -133,15 +139,81 @@ type Input struct {
 // New returns the input for a parsed configuration; nothing is opened
 // until Connect.
 func New(c Config, mgr *service.Resources) *Input {
-	return &Input{conf: c, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics()), now: time.Now}
+	return &Input{conf: c, res: mgr, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics()), now: time.Now}
 }
 
 // Connect opens the table and starts reading. It is also how reading
 // resumes after ReadBatch answered ErrNotConnected because the consumer
 // position could not be saved: it then retries that write and succeeds
-// only once it is saved. Errors name the table and the setting at fault;
-// Benthos retries Connect with backoff.
+// only once it is saved. Errors name the table and the setting at fault.
+//
+// An error retrying cannot fix (see permanent) ends the input and stops
+// the stream through internal/fatal (the binary exits non-zero with it),
+// and a local warehouse directory Connect created is removed again if it
+// is empty; other errors are retried after retry.Backoff's waits (500ms,
+// doubling with each failure in a row, at most 30s).
 func (in *Input) Connect(ctx context.Context) error {
+	guard := config.GuardWarehouse(in.conf.Table)
+	err := in.connect(ctx)
+	switch {
+	case err == nil:
+		in.backoff.Reset()
+		return nil
+	case errors.Is(err, service.ErrEndOfInput) || errors.Is(err, errInputClosed):
+		return err
+	case in.permanent(err):
+		if in.stop(err) {
+			guard.RemoveEmpty()
+			return service.ErrEndOfInput
+		}
+		return retry.Permanent(fmt.Errorf("%w (retrying cannot fix this)", err))
+	}
+	return in.backoff.Transient(err)
+}
+
+// errInputClosed answers Connect after Close.
+var errInputClosed = errors.New("paimon input: closed")
+
+// errMismatch is wrapped by Connect errors about a setting of the input
+// that does not fit the table (a column or partition filter it lacks): a
+// permanent error, like lakecore.IsPermanent's.
+var errMismatch = errors.New("the input's configuration does not fit the table")
+
+// permanent reports whether err, from Connect or the reader, is one that
+// retrying cannot fix: lakecore.IsPermanent's (an unsupported table
+// feature such as ORC data files or manifests, a missing bucket, access
+// denied), errMismatch, or the next snapshot expired with on_expired:
+// error (it will not come back). A missing table is permanent only for a
+// bounded read: a tailing read waits for the table to be created. Damaged
+// files are not permanent: they can be repaired, and a bounded read must
+// not end early over them.
+func (in *Input) permanent(err error) bool {
+	if errors.Is(err, lakecore.ErrTableNotFound) && !in.conf.Bounded {
+		return false
+	}
+	return lakecore.IsPermanent(err) || errors.Is(err, errMismatch) || errors.Is(err, lakecore.ErrSnapshotExpired)
+}
+
+// stop ends the input because of err, which retrying cannot fix: it logs
+// err once, marks the input ended and has the stream stopped through
+// internal/fatal. Without a fatal.Handler (a StreamBuilder that installed
+// none) it does nothing and returns false: ending the input would make a
+// bounded read look complete, so the caller keeps failing with err.
+func (in *Input) stop(err error) bool {
+	if !fatal.Installed(in.res) {
+		return false
+	}
+	err = fmt.Errorf("%w (retrying cannot fix this)", err)
+	in.log.Errorf("%v", err)
+	in.mu.Lock()
+	in.ended = true
+	in.mu.Unlock()
+	fatal.Stop(in.res, err)
+	return true
+}
+
+// connect is Connect without the classification of its errors.
+func (in *Input) connect(ctx context.Context) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.reader != nil {
@@ -151,7 +223,7 @@ func (in *Input) Connect(ctx context.Context) error {
 		return nil
 	}
 	if in.closed {
-		return errors.New("paimon input: closed")
+		return errInputClosed
 	}
 	if in.ended {
 		return service.ErrEndOfInput
@@ -167,25 +239,25 @@ func (in *Input) Connect(ctx context.Context) error {
 	} else {
 		var err error
 		if cat, err = lakecore.OpenCatalog(ctx, c.Table.Warehouse, c.Table.S3); err != nil {
-			return fmt.Errorf("paimon input: %w", err)
+			return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 		}
 	}
 	tbl, err := cat.OpenTable(ctx, c.Table.Database, c.Table.Table)
 	if err != nil {
-		return fmt.Errorf("paimon input: %w", err)
+		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 	}
 	s := tbl.Schema()
 	filter, err := bindPartitionFilter(c.PartitionFilter, s.PartitionFields())
 	if err != nil {
-		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
+		return fmt.Errorf("paimon input on %s: %w: %w", c.Table, errMismatch, err)
 	}
 	var projection []string
 	if len(c.Columns) > 0 {
 		projection = c.Columns
 		for _, col := range c.Columns {
 			if types.FieldByName(s.Fields, col) < 0 {
-				return fmt.Errorf("paimon input on %s: columns: %q is not a column of the table (columns: %s)",
-					c.Table, col, strings.Join(s.FieldNames(), ", "))
+				return fmt.Errorf("paimon input on %s: %w: columns: %q is not a column of the table (columns: %s)",
+					c.Table, errMismatch, col, strings.Join(s.FieldNames(), ", "))
 			}
 		}
 	}
@@ -204,7 +276,7 @@ func (in *Input) Connect(ctx context.Context) error {
 	}
 	if !c.Changelog {
 		if err := checkLatestValues(s); err != nil {
-			return fmt.Errorf("paimon input on %s: %w", c.Table, err)
+			return fmt.Errorf("paimon input on %s: %w: %w", c.Table, errMismatch, err)
 		}
 	}
 	var consumer *consumerWriter
@@ -275,6 +347,9 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 		in.mu.Unlock()
 		return nil, nil, service.ErrEndOfInput
 	case res.err != nil:
+		if in.permanent(res.err) && in.stop(res.err) {
+			return nil, nil, service.ErrEndOfInput
+		}
 		return nil, nil, res.err
 	}
 	in.m.rows.Incr(int64(len(res.batch)))

@@ -10,8 +10,8 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 )
 
-// openTestOutput parses yaml as the output's config and connects it.
-func openTestOutput(t *testing.T, yaml string) *paimonOutput {
+// mustParse parses yaml as the output's config.
+func mustParse(t *testing.T, yaml string) Config {
 	t.Helper()
 	conf, err := ConfigSpec().ParseYAML(yaml, nil)
 	if err != nil {
@@ -21,7 +21,13 @@ func openTestOutput(t *testing.T, yaml string) *paimonOutput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := newOutput(c, service.MockResources(), options{})
+	return c
+}
+
+// openTestOutput parses yaml as the output's config and connects it.
+func openTestOutput(t *testing.T, yaml string) *paimonOutput {
+	t.Helper()
+	o := newOutput(mustParse(t, yaml), service.MockResources(), options{})
 	ctx := context.Background()
 	if err := o.Connect(ctx); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,8 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
@@ -305,6 +307,19 @@ a few seconds) rather than committing per message, and compact small files with 
 ` + "`batching`" + ` a ` + "`period`" + ` whenever it has a ` + "`count`" + `: an input that waits for its acknowledgements
 before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
 converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
+
+== Errors that stop the stream, and errors that are retried
+
+Whatever can be checked without reading the table (column types, table options and their values, field
+combinations) is checked when the output is built, so ` + "`benthos-paimon lint`" + ` and start-up report it with the
+field. Connecting fails for good when retrying cannot help: the table does not exist and ` + "`create_table.enabled`" + `
+is off, the table does not match ` + "`create_table`" + `, the S3 bucket does not exist, access is denied, or the table
+uses a feature this output does not write. Then the output logs the error once and ` + "`benthos-paimon`" + ` stops the
+stream gracefully and exits with code 1, printing the error last; a local warehouse directory the output created is
+removed if it is still empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
+after 500ms, then after twice the previous wait, up to at most 30s; each log line says which failure in a row it is
+and when the next attempt comes. (Run from Go in a stream without the binary's stop hook, see internal/fatal, the
+output keeps reporting an error that retrying cannot fix every 30s.)
 
 == Maintenance
 
@@ -594,7 +609,18 @@ output:
 }
 
 func createTableField() *service.ConfigField {
-	return service.NewObjectField(fieldCreateTable,
+	f := service.NewObjectField(fieldCreateTable, createTableChildren()...).
+		Description("How to create the table if it does not exist. Without `enabled`, the table must already exist " +
+			"(created by Java Paimon, by another pipeline or by `create_table` elsewhere).")
+	if rule := createTableLintRule(); rule != "" {
+		f = f.LintRule(rule)
+	}
+	return f
+}
+
+// createTableChildren are the fields of create_table.
+func createTableChildren() []*service.ConfigField {
+	return []*service.ConfigField{
 		service.NewBoolField(fieldCTEnabled).
 			Description("Create the table when it does not exist yet. Requires `schema`.").
 			Default(false),
@@ -611,51 +637,53 @@ func createTableField() *service.ConfigField {
 				Description("An optional column comment, stored as the field's description.").
 				Default(""),
 		).
-			Description("The table's columns, in order. Used to create the table, and to check an existing table's schema "+
+			Description("The table's columns, in order. Used to create the table, and to check an existing table's schema " +
 				"when given without `enabled`.").
 			Default([]any{}),
 		service.NewStringListField(fieldCTPartitionKeys).
-			Description("Columns whose values partition the table into directories `k1=v1/k2=v2`. Each must be a column "+
+			Description("Columns whose values partition the table into directories `k1=v1/k2=v2`. Each must be a column " +
 				"of `schema` with an atomic type (not ARRAY, MAP, MULTISET or ROW).").
 			Default([]any{}).
 			Example([]any{"dt"}).
 			Example([]any{"dt", "region"}),
 		service.NewIntField(fieldCTBucket).
-			Description("The number of buckets per partition: `-1` (the default) for a bucket-unaware append table, whose rows "+
-				"all go to `bucket-0` and which any number of writers can append to, or for a primary-key table Paimon's "+
-				"dynamic buckets (keys are assigned to buckets of at most `dynamic-bucket.target-row-num` keys, recorded in "+
-				"HASH index files; one writer per partition at a time, and the primary key must contain every partition "+
+			Description("The number of buckets per partition: `-1` (the default) for a bucket-unaware append table, whose rows " +
+				"all go to `bucket-0` and which any number of writers can append to, or for a primary-key table Paimon's " +
+				"dynamic buckets (keys are assigned to buckets of at most `dynamic-bucket.target-row-num` keys, recorded in " +
+				"HASH index files; one writer per partition at a time, and the primary key must contain every partition " +
 				"key); or a positive number N, which hashes each row's bucket key into one of N buckets as Java Paimon does.").
 			Default(-1).
 			LintRule(`root = if this == 0 || this < -1 { [ "create_table.bucket must be -1 (bucket-unaware) or a positive number of buckets" ] }`),
 		service.NewStringListField(fieldCTBucketKey).
-			Description("The columns whose values choose a row's bucket; required when `bucket` is positive and not "+
-				"allowed when it is -1. Must be atomic columns of `schema` that are not partition keys. For a "+
-				"primary-key table it defaults to the primary key minus the partition keys, and must be part of the "+
+			Description("The columns whose values choose a row's bucket; required when `bucket` is positive and not " +
+				"allowed when it is -1. Must be atomic columns of `schema` that are not partition keys. For a " +
+				"primary-key table it defaults to the primary key minus the partition keys, and must be part of the " +
 				"primary key.").
 			Default([]any{}).
 			Example([]any{"user_id"}),
 		service.NewStringListField(fieldCTPrimaryKeys).
-			Description("Makes a primary-key table: messages upsert and delete rows by these columns (see `row_kind`), "+
-				"which become NOT NULL, and readers merge them by key as Paimon does (merge engine, sequence field and "+
-				"changelog producer in `options`: `merge-engine` deduplicate, partial-update or aggregation, "+
-				"`sequence.field`, `changelog-producer` none or input). It must contain every partition key, and needs a "+
+			Description("Makes a primary-key table: messages upsert and delete rows by these columns (see `row_kind`), " +
+				"which become NOT NULL, and readers merge them by key as Paimon does (merge engine, sequence field and " +
+				"changelog producer in `options`: `merge-engine` deduplicate, partial-update or aggregation, " +
+				"`sequence.field`, `changelog-producer` none or input). It must contain every partition key, and needs a " +
 				"positive `bucket`.").
 			Default([]any{}).
 			Example([]any{"id"}).
 			Example([]any{"dt", "order_id"}),
 		service.NewStringMapField(fieldCTOptions).
-			Description("Paimon table options, written verbatim into the table's schema, e.g. `file.compression`, "+
-				"`file.compression.zstd-level`, `target-file-size`, `metadata.stats-mode`, `fields.<column>.stats-mode`, "+
-				"`snapshot.num-retained.min`, `snapshot.num-retained.max`, `snapshot.time-retained`, "+
-				"`partition.expiration-time`, `partition.timestamp-formatter`. Set `bucket` and `bucket-key` with the "+
-				"fields above, not here. Only `file.format: parquet` is supported (and written by default).").
+			Description("Paimon table options, written verbatim into the table's schema, e.g. `file.compression`, " +
+				"`file.compression.zstd-level`, `target-file-size`, `metadata.stats-mode`, `fields.<column>.stats-mode`, " +
+				"`snapshot.num-retained.min`, `snapshot.num-retained.max`, `snapshot.time-retained`, " +
+				"`partition.expiration-time`, `partition.timestamp-formatter`. Set `bucket` and `bucket-key` with the " +
+				"fields above, not here. Only `file.format: parquet` is supported (and written by default). Names must be " +
+				"options Paimon 1.4 or 2.0 defines, or of the families Paimon builds (`fields.<column>.*`, `file-index.*`, " +
+				"a file format's own `parquet.*`, `orc.*`, ...): Paimon stores an unknown name and ignores it, so a " +
+				"misspelt one fails lint and start-up instead. The values of the options lakecore reads are checked " +
+				"there too.").
 			Default(map[string]any{}).
 			Example(map[string]any{"file.compression": "zstd", "target-file-size": "128 mb", "snapshot.time-retained": "2 h"}).
 			Advanced(),
-	).
-		Description("How to create the table if it does not exist. Without `enabled`, the table must already exist " +
-			"(created by Java Paimon, by another pipeline or by `create_table` elsewhere).")
+	}
 }
 
 // outputLintRule reports wrong field combinations when a config is linted
@@ -851,6 +879,16 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 // database interpolated) the schema may be left out: each table is then
 // created from its first message and validated then (createSpec).
 func parseCreateTable(conf *service.ParsedConfig, routed bool) (CreateTable, error) {
+	ct, err := readCreateTable(conf)
+	if err != nil {
+		return ct, err
+	}
+	return ct, ct.check(routed)
+}
+
+// readCreateTable reads the create_table fields; of their checks it makes
+// only those reading needs (column names and types).
+func readCreateTable(conf *service.ParsedConfig) (CreateTable, error) {
 	var ct CreateTable
 	var err error
 	if ct.Enabled, err = conf.FieldBool(fieldCTEnabled); err != nil {
@@ -910,10 +948,51 @@ func parseCreateTable(conf *service.ParsedConfig, routed bool) (CreateTable, err
 	if ct.Options, err = conf.FieldStringMap(fieldCTOptions); err != nil {
 		return ct, err
 	}
-	if routed && len(ct.Fields) == 0 {
-		return ct, nil
+	return ct, nil
+}
+
+// check validates the create_table settings without I/O: the option names
+// and values (checkOptions), the field combinations (Validate) and the
+// schema as CreateTable would check it (checkSpec). With a routed table and
+// no schema, only the options.
+func (ct CreateTable) check(routed bool) error {
+	if err := ct.checkOptions(); err != nil {
+		return err
 	}
-	return ct, ct.Validate()
+	if routed && len(ct.Fields) == 0 {
+		return nil
+	}
+	if err := ct.Validate(); err != nil {
+		return err
+	}
+	return ct.checkSpec()
+}
+
+// checkOptions checks that every option is one Paimon defines and that the
+// options lakecore reads have valid values.
+func (ct CreateTable) checkOptions() error {
+	if err := schema.CheckOptionNames(ct.Options); err != nil {
+		return fmt.Errorf("create_table.options: %w (Paimon stores options it does not know and ignores them, so a misspelt one would silently not apply)", err)
+	}
+	if err := schema.Options(ct.Options).Validate(); err != nil {
+		return fmt.Errorf("create_table.options: %w", err)
+	}
+	return nil
+}
+
+// checkSpec refuses, when the output is constructed, what CreateTable
+// would refuse at the first message (Paimon's schema validation, features
+// lakecore does not write), so that start-up fails with it rather than
+// every Connect.
+func (ct CreateTable) checkSpec() error {
+	if len(ct.Fields) == 0 {
+		return nil
+	}
+	spec := lakecore.TableSpec{Fields: ct.Fields, PartitionKeys: ct.PartitionKeys, PrimaryKeys: ct.PrimaryKeys, Options: ct.TableOptions()}
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("create_table: %w", err)
+	}
+	return nil
 }
 
 // Validate checks the create_table settings as Paimon's SchemaValidation

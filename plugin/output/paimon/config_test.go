@@ -157,6 +157,12 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + schema + "  options: { primary-key: id }\n", "set create_table.primary_keys instead of the primary-key option"},
 		{base + schema + "  options: { file.format: orc }\n", `file.format "orc" is not supported`},
 		{base + schema + "  options: { partition.expiration-time: 7 d }\n", "partition.expiration-time needs create_table.partition_keys"},
+		{base + schema + "  options: { snapshot.num-retained.mx: '3' }\n", `create_table.options: unknown table option "snapshot.num-retained.mx" (did you mean "snapshot.num-retained.max"?)`},
+		{base + schema + "  partition_keys: [ dt ]\n  options: { partition.expiration-time: 30 dayz }\n", `create_table.options: option partition.expiration-time: invalid table schema: invalid table option: duration "30 dayz": unknown unit "dayz"`},
+		{base + schema + "  options: { target-file-size: lots }\n", `create_table.options: option target-file-size: invalid table schema: invalid table option: memory size "lots"`},
+		{base + "create_table:\n  schema:\n    - { name: id, type: BIGNT NOT NULL }\n", `create_table.schema[0] (id): invalid data type "BIGNT NOT NULL": unsupported type "BIGNT"`},
+		{base + "create_table:\n  schema:\n    - { name: _SEQUENCE_NUMBER, type: BIGINT }\n", `create_table: schema 0: invalid table schema: field name "_SEQUENCE_NUMBER" is reserved`},
+		{"warehouse: /lake\ntable: '${! @t }'\ncreate_table:\n  options: { bukcet: '3' }\n", `create_table.options: unknown table option "bukcet" (did you mean "bucket"?)`},
 		{base + "max_in_flight: 0\n", "max_in_flight must be at least 1"},
 		{base + "unknown_fields: drop\n", `unknown_fields "drop" is not error or ignore`},
 		{base + "timestamp_unit: minutes\n", `timestamp_unit "minutes" is not s, ms, us or ns`},
@@ -215,6 +221,13 @@ func TestLintRules(t *testing.T) {
 		{head + "  timestamp_unit: minutes\n", []string{"minutes"}},
 		{head + "  max_in_flight: 0\n", []string{"max_in_flight must be at least 1"}},
 		{head + "  create_table:\n    bukket: 3\n", []string{"field bukket not recognised"}},
+		// What only Go code checks, through the create_table rule's Bloblang
+		// method: the same messages as start-up (TestParseConfigErrors).
+		{head + schema + "    options: { snapshot.num-retained.mx: '3' }\n", []string{`create_table.options: unknown table option "snapshot.num-retained.mx" (did you mean "snapshot.num-retained.max"?)`}},
+		{head + schema + "    partition_keys: [ dt ]\n    options: { partition.expiration-time: 30 dayz }\n", []string{`duration "30 dayz": unknown unit "dayz"`}},
+		{head + "  create_table:\n    schema:\n      - { name: id, type: BIGNT NOT NULL }\n", []string{`create_table.schema[0] (id): invalid data type "BIGNT NOT NULL"`}},
+		{head + "  create_table:\n    schema:\n      - { name: _SEQUENCE_NUMBER, type: BIGINT }\n", []string{"_SEQUENCE_NUMBER"}},
+		{head + schema + "    options: { fields.id.stats-mode: full, parquet.block.size: '1048576', commit.callback.a.B.param: x }\n", nil},
 		{"paimon:\n  warehouse: ftp://x\n  table: t\n", []string{"warehouse scheme is not supported"}},
 	}
 	for _, tc := range cases {

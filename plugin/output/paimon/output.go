@@ -11,9 +11,11 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/internal/fatal"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
 // Name is the component name the output registers under.
@@ -115,9 +117,15 @@ type paimonOutput struct {
 	log  *service.Logger
 	met  *outputMetrics
 
-	mu     sync.Mutex
-	cat    *lakecore.Catalog // nil until Connect succeeds
-	closed bool
+	res *service.Resources
+
+	mu      sync.Mutex
+	cat     *lakecore.Catalog // nil until Connect succeeds
+	closed  bool
+	backoff retry.Backoff // of Connect
+	// failed is set when Connect failed for good and the stream is being
+	// stopped; guarded by mu.
+	failed bool
 	// sinks are the tables being written, by database and table name;
 	// guarded by mu. Each is opened once: opening marks it pending so that
 	// concurrent batches wait for it rather than open it twice.
@@ -136,7 +144,7 @@ type sinkSlot struct {
 }
 
 func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
-	return &paimonOutput{conf: c, opts: o, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics(), c.Maintenance),
+	return &paimonOutput{conf: c, opts: o, res: mgr, log: mgr.Logger(), met: newOutputMetrics(mgr.Metrics(), c.Maintenance),
 		sinks: map[tableName]*sinkSlot{}}
 }
 
@@ -144,15 +152,63 @@ func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
 // the table: it creates it if create_table.enabled and it does not exist
 // (another writer creating it first is fine), checks the configured schema
 // against the table's, finds where this commit user's identifiers
-// continue and starts the committer. Benthos retries it until it succeeds,
-// so every error says what to fix.
+// continue and starts the committer. Every error says what to fix.
+//
+// An error retrying cannot fix (lakecore.IsPermanent: the table is missing
+// and create_table is off, the table does not match create_table, the
+// bucket is missing, access is denied; or a setting that does not fit the
+// table) stops the stream through internal/fatal: the binary exits
+// non-zero with it, and a local warehouse directory that Connect created
+// is removed again if it is empty. Any other error is retried by Benthos
+// after the wait Connect asks for (retry.Backoff: 500ms, doubling with
+// each failure in a row, at most 30s), which the message states.
 func (o *paimonOutput) Connect(ctx context.Context) error {
+	guard := config.GuardWarehouse(o.conf.Table)
+	err := o.connect(ctx)
+	if err == nil {
+		o.backoff.Reset()
+		return nil
+	}
+	if errors.Is(err, errCommitterClosed) {
+		return err
+	}
+	if lakecore.IsPermanent(err) || errors.Is(err, ErrSchemaMismatch) || errors.Is(err, errMisconfigured) {
+		err = fmt.Errorf("%w (retrying cannot fix this)", err)
+		if fatal.Installed(o.res) {
+			guard.RemoveEmpty()
+			// Connect succeeds into a failed state: Benthos, which stops
+			// the stream in order, waits for the batches in flight to be
+			// answered, and a writer stuck in Connect would answer none
+			// until the shutdown timeout. WriteBatch rejects them instead.
+			o.log.Errorf("%v", err)
+			o.mu.Lock()
+			o.failed = true
+			o.mu.Unlock()
+			fatal.Stop(o.res, err)
+			return nil
+		}
+		return retry.Permanent(err)
+	}
+	return o.backoff.Transient(err)
+}
+
+// errStopped answers WriteBatch once Connect has failed for good and the
+// stream is being stopped.
+var errStopped = errors.New("the paimon output stopped after an error that retrying cannot fix (logged when it connected)")
+
+// errMisconfigured is wrapped by Connect errors about a setting of the
+// output that does not fit the table it found (max_in_flight above 1 for a
+// primary-key table): a permanent error, like lakecore.IsPermanent's.
+var errMisconfigured = errors.New("the output's configuration does not fit the table")
+
+// connect is Connect without the classification of its errors.
+func (o *paimonOutput) connect(ctx context.Context) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
 		return errCommitterClosed
 	}
-	if o.cat != nil {
+	if o.cat != nil || o.failed {
 		return nil
 	}
 	fio, err := o.openFileIO(ctx)
@@ -214,8 +270,11 @@ func (o *paimonOutput) staticSink() *tableSink {
 // files are deleted when nothing of it can have been committed.
 func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatch) error {
 	o.mu.Lock()
-	connected := o.cat != nil
+	connected, stopped := o.cat != nil, o.failed
 	o.mu.Unlock()
+	if stopped {
+		return errStopped
+	}
 	if !connected {
 		return service.ErrNotConnected
 	}

@@ -110,8 +110,8 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 		return nil, fmt.Errorf("table %s cannot be written: %w", t, err)
 	}
 	if len(s.PrimaryKeys) > 0 && conf.MaxInFlight > 1 {
-		return nil, fmt.Errorf("table %s has primary keys %v: set max_in_flight: 1 (it is %d), so that the changes to a key are written in order",
-			t, s.PrimaryKeys, conf.MaxInFlight)
+		return nil, fmt.Errorf("%w: table %s has primary keys %v: set max_in_flight: 1 (it is %d), so that the changes to a key are written in order",
+			errMisconfigured, t, s.PrimaryKeys, conf.MaxInFlight)
 	}
 	st, err := newWriteState(s, conf.Convert)
 	if err != nil {
@@ -176,7 +176,7 @@ func openOrCreate(ctx context.Context, cat *lakecore.Catalog, t config.Table, ct
 		return nil, fmt.Errorf("open table %s: %w", t, err)
 	}
 	if !ct.Enabled {
-		return nil, fmt.Errorf("table %s does not exist: create it, or set create_table.enabled with a create_table.schema", t)
+		return nil, fmt.Errorf("table %s: %w: create it, or set create_table.enabled with a create_table.schema", t, lakecore.ErrTableNotFound)
 	}
 	tbl, err = cat.CreateTable(ctx, t.Database, t.Table, lakecore.TableSpec{
 		Fields: ct.Fields, PartitionKeys: ct.PartitionKeys, PrimaryKeys: ct.PrimaryKeys, Options: ct.TableOptions(),
