@@ -130,3 +130,23 @@ func streamFromFirst(t testing.TB, tbl *lakecore.Table, fn func(plan *scan.Strea
 		}
 	}
 }
+
+// newKATable creates the primary-key table (k BIGINT NOT NULL, a STRING,
+// b BIGINT), primary key k, with options opts, in a new local warehouse.
+func newKATable(t testing.TB, opts map[string]string) *lakecore.Table {
+	t.Helper()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(context.Background(), "db", "t", lakecore.TableSpec{
+		Fields: []types.DataField{
+			{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()},
+		},
+		PrimaryKeys: []string{"k"}, Options: opts,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}

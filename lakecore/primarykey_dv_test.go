@@ -50,19 +50,7 @@ func TestDeletionVectorsWrite(t *testing.T) {
 			for k, v := range c.options {
 				opts[k] = v
 			}
-			fio, err := storage.NewLocal(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-				Fields: []types.DataField{
-					{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()},
-				},
-				PrimaryKeys: []string{"k"}, Options: opts,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tbl := newKATable(t, opts)
 			committer := tbl.NewCommitter("test")
 			model := &lookupModel{engine: c.engine, rows: map[int64][]any{}}
 			rng := rand.New(rand.NewPCG(11, uint64(len(c.name))))
@@ -311,17 +299,7 @@ func TestDeletionVectorsRefused(t *testing.T) {
 // updates read back and the merge-on-write invariants hold.
 func TestDeletionVectorsConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
-	fio, err := storage.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-		Fields:      []types.DataField{{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()}},
-		PrimaryKeys: []string{"k"}, Options: map[string]string{"deletion-vectors.enabled": "true", "bucket": "1"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := newKATable(t, map[string]string{"deletion-vectors.enabled": "true", "bucket": "1"})
 	committer := tbl.NewCommitter("test")
 	model := map[int64][]any{}
 	commitRows := func(id int64, w *write.KeyValueWriter, rows ...[]any) (*snapshot.Snapshot, error) {
@@ -361,7 +339,7 @@ func TestDeletionVectorsConcurrentWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	model[1] = []any{int64(1), "a", int64(1)}
-	_, err = commitRows(3, b)
+	_, err := commitRows(3, b)
 	if !errors.Is(err, commit.ErrConflict) {
 		t.Fatalf("second writer's commit: %v, want ErrConflict", err)
 	}

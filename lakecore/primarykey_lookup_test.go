@@ -120,19 +120,7 @@ func TestLookupChangelog(t *testing.T) {
 			for k, v := range c.options {
 				opts[k] = v
 			}
-			fio, err := storage.NewLocal(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-				Fields: []types.DataField{
-					{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()},
-				},
-				PrimaryKeys: []string{"k"}, Options: opts,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tbl := newKATable(t, opts)
 			committer := tbl.NewCommitter("test")
 			model := &lookupModel{engine: c.engine, rows: map[int64][]any{}}
 			rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
@@ -319,19 +307,7 @@ func TestLookupUpgradeStrategy(t *testing.T) {
 			for k, v := range c.options {
 				opts[k] = v
 			}
-			fio, err := storage.NewLocal(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-				Fields: []types.DataField{
-					{Name: "k", Type: types.BigIntType().NotNull()}, {Name: "a", Type: types.StringType()}, {Name: "b", Type: types.BigIntType()},
-				},
-				PrimaryKeys: []string{"k"}, Options: opts,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tbl := newKATable(t, opts)
 			committer := tbl.NewCommitter("test")
 			w, err := tbl.NewKeyValueWriter(ctx)
 			if err != nil {
