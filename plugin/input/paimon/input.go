@@ -302,6 +302,7 @@ func (in *Input) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 	}
+	r.filter = filter
 	in.consumer = consumer
 	in.tracker = newAckTracker(0)
 	in.reader = r
