@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -89,6 +91,34 @@ func TestExamplesLint(t *testing.T) {
 	code, out := runBinary(t, fixturetest.RepoDir(t), time.Minute, append([]string{"lint"}, files...)...)
 	if code != 0 {
 		t.Errorf("lint exited %d:\n%s", code, out)
+	}
+}
+
+// TestReadmeConfigsLint: every YAML config in README.md passes
+// `benthos-paimon lint` in an environment without HOSTNAME or any other
+// variable a snippet might reference without a default (a user pasting one
+// must not have to guess what to set).
+func TestReadmeConfigsLint(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(fixturetest.RepoDir(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var files []string
+	for i, block := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(readme), -1) {
+		p := filepath.Join(dir, fmt.Sprintf("readme-%d.yaml", i))
+		if err := os.WriteFile(p, []byte(block[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	if len(files) < 2 {
+		t.Fatalf("README.md has %d YAML blocks", len(files))
+	}
+	cmd := exec.Command(binarytest.Path(t), append([]string{"lint"}, files...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("lint of README.md's configs: %v\n%s", err, out)
 	}
 }
 
