@@ -122,6 +122,55 @@ func TestReadmeConfigsLint(t *testing.T) {
 	}
 }
 
+// TestExamplesWriteTheirOwnTables: no two examples write the same table
+// of the default warehouse under a fixed name, so that a user trying them
+// one after another in one directory does not meet a table of another
+// example's schema ("the table does not match create_table").
+func TestExamplesWriteTheirOwnTables(t *testing.T) {
+	writers := map[string]string{} // database.table → example
+	var walk func(file string, v any)
+	walk = func(file string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if p, ok := x["paimon"].(map[string]any); ok {
+				db, _ := p["database"].(string)
+				table, _ := p["table"].(string)
+				if db == "" {
+					db = "default"
+				}
+				if table != "" && !strings.Contains(db+table, "${!") {
+					name := db + "." + table
+					if other, ok := writers[name]; ok && other != file {
+						t.Errorf("%s and %s both write %s", other, file, name)
+					}
+					writers[name] = file
+				}
+			}
+			for _, c := range x {
+				walk(file, c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(file, c)
+			}
+		}
+	}
+	for _, f := range exampleFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		walk(filepath.Base(f), doc["output"])
+	}
+	if len(writers) < 5 {
+		t.Fatalf("found only %d tables written: %v", len(writers), writers)
+	}
+}
+
 // TestBrokenConfigLintFails: lint reports a misspelled field and a broken
 // field combination of the paimon output, with exit code 1.
 func TestBrokenConfigLintFails(t *testing.T) {
