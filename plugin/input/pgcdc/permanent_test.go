@@ -221,3 +221,25 @@ func TestIsPermanent(t *testing.T) {
 		}
 	}
 }
+
+// TestTerminatedWalsenderIsRetried: a walsender ended by the server
+// (FATAL 57P01, as on a restart) is not a permanent error: with a fatal
+// handler installed the input does not stop, reconnects from the slot and
+// delivers what follows.
+func TestTerminatedWalsenderIsRetried(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL)
+	in, st := newStoppableInput(t, streamOnly(db, ""), false)
+	connect(t, in)
+	db.Exec(fmt.Sprintf("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))) // waits until it is gone
+	db.Exec("INSERT INTO orders VALUES (1, 'new', 1, NULL)")
+	if e := readEvents(t, in, 1)[0]; e.Op != "insert" || e.Row["id"] != jsonNumber(1) {
+		t.Fatalf("after the walsender was terminated: %+v", e)
+	}
+	if in.Failure() == nil || !strings.Contains(in.Failure().Error(), "SQLSTATE 57P01") {
+		t.Errorf("the session did not fail with 57P01: %v", in.Failure())
+	}
+	if got := st.get(); len(got) != 0 {
+		t.Fatalf("stopped with %v", got)
+	}
+}
