@@ -216,15 +216,12 @@ func (in *Input) connect(ctx context.Context) error {
 // would look like the end of an initial_only snapshot, so the caller keeps
 // failing with err.
 func (in *Input) stop(err error) bool {
-	if !fatal.Installed(in.res) {
+	if !fatal.Report(in.res, err) {
 		return false
 	}
-	err = fmt.Errorf("%w (retrying cannot fix this)", err)
-	in.log.Errorf("%v", err)
 	in.mu.Lock()
 	in.ended = true
 	in.mu.Unlock()
-	fatal.Stop(in.res, err)
 	return true
 }
 
