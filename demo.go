@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -71,7 +72,7 @@ func runDemo(ctx context.Context, warehouse string, duration time.Duration) erro
 	}
 
 	where := warehouse
-	if abs, err := filepath.Abs(warehouse); err == nil && !filepath.IsAbs(warehouse) {
+	if abs, err := filepath.Abs(warehouse); err == nil && !filepath.IsAbs(warehouse) && !strings.Contains(warehouse, "://") {
 		where = abs
 	}
 	fmt.Fprintf(os.Stderr, "Writing generated payment events into table demo.payments of the warehouse %s.\n", where)
@@ -104,8 +105,32 @@ func runDemo(ctx context.Context, warehouse string, duration time.Duration) erro
 	<-runErr
 
 	fmt.Fprintf(os.Stderr, "\nThe table stays in %s/demo.db/payments. Read it with:\n\n"+
-		"  ./bin/benthos-paimon -c examples/paimon_to_stdout.yaml\n\n"+
+		"  %s\n\n"+
 		"or tail it while a demo runs in another terminal; any Paimon reader (Flink, Spark, pypaimon)\n"+
-		"opens the same directory as warehouse %s.\n", where, where)
+		"opens the same directory as warehouse %s.\n", where, demoReadCommand(os.Args[0], warehouse), where)
 	return nil
+}
+
+// demoReadCommand is the command line that tails the demo's table in
+// warehouse with the binary bin: examples/paimon_to_stdout.yaml reads
+// ./warehouse unless WAREHOUSE says otherwise.
+func demoReadCommand(bin, warehouse string) string {
+	cmd := bin + " -c examples/paimon_to_stdout.yaml"
+	if filepath.Clean(warehouse) == "warehouse" {
+		return cmd
+	}
+	return "WAREHOUSE=" + shellQuote(warehouse) + " " + cmd
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that need no quoting.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		safe = safe && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-:+,=@%", r))
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -14,6 +14,7 @@
 package fatal
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -58,6 +59,21 @@ func Stop(res *service.Resources, err error) bool {
 	}
 	h(err)
 	return true
+}
+
+// Report is how a component ends the stream because of err, which
+// retrying cannot fix: it logs err once, with "(retrying cannot fix this)"
+// appended, and reports it to the handler installed for res's stream.
+// Without a handler it does nothing and returns false; the component then
+// keeps failing with err (retry.Permanent), since ending an input would
+// make its read look complete.
+func Report(res *service.Resources, err error) bool {
+	if !Installed(res) {
+		return false
+	}
+	err = fmt.Errorf("%w (retrying cannot fix this)", err)
+	res.Logger().Errorf("%v", err)
+	return Stop(res, err)
 }
 
 // First records the first error it is told of and calls stop once, when

@@ -1,7 +1,10 @@
 package fatal_test
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -40,5 +43,29 @@ func TestFirstKeepsTheFirstErrorAndStopsOnce(t *testing.T) {
 	wg.Wait()
 	if first.Err() != one || stops != 1 {
 		t.Fatalf("Err %v, %d stops; want %v and 1", first.Err(), stops, one)
+	}
+}
+
+// TestReport: Report logs the error once with the suffix and hands the
+// same text to the handler; without a handler it logs nothing.
+func TestReport(t *testing.T) {
+	var logs bytes.Buffer
+	logger := service.NewLoggerFromSlog(slog.New(slog.NewTextHandler(&logs, nil)))
+	cause := errors.New("table not found")
+	if fatal.Report(service.MockResources(service.MockResourcesOptUseLogger(logger)), cause) || logs.Len() != 0 {
+		t.Fatalf("without a handler: reported, or logged %q", logs.String())
+	}
+	res := service.MockResources(service.MockResourcesOptUseLogger(logger))
+	var got []error
+	fatal.Install(res, func(err error) { got = append(got, err) })
+	if !fatal.Report(res, cause) {
+		t.Fatal("Report found no handler")
+	}
+	const want = "table not found (retrying cannot fix this)"
+	if len(got) != 1 || got[0].Error() != want || !errors.Is(got[0], cause) {
+		t.Errorf("handler got %v, want %q wrapping the cause", got, want)
+	}
+	if n := strings.Count(logs.String(), want); n != 1 || !strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("logged %d times:\n%s", n, logs.String())
 	}
 }

@@ -242,7 +242,8 @@ consumers.
 A map is a conjunction: each key is a partition key, each value a scalar (equality) or a list (` + "`IN`" + `). A list of
 maps is their disjunction. ` + "`null`" + ` matches the default partition. Values are converted to each key's type as
 the output converts message fields; quote them to be safe (YAML reads an unquoted ` + "`2024-05-30`" + ` as a timestamp,
-which is turned back into that text).
+which is turned back into that text). A bounded read whose filter matches no partition with data in the snapshots it
+reads logs a warning naming the filter when it ends, since it otherwise looks like an empty table.
 
 == Errors that stop the stream, and errors that are retried
 

@@ -200,15 +200,12 @@ func (in *Input) permanent(err error) bool {
 // none) it does nothing and returns false: ending the input would make a
 // bounded read look complete, so the caller keeps failing with err.
 func (in *Input) stop(err error) bool {
-	if !fatal.Installed(in.res) {
+	if !fatal.Report(in.res, err) {
 		return false
 	}
-	err = fmt.Errorf("%w (retrying cannot fix this)", err)
-	in.log.Errorf("%v", err)
 	in.mu.Lock()
 	in.ended = true
 	in.mu.Unlock()
-	fatal.Stop(in.res, err)
 	return true
 }
 
@@ -302,6 +299,7 @@ func (in *Input) connect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("paimon input on %s: %w", c.Table, err)
 	}
+	r.filter = filter
 	in.consumer = consumer
 	in.tracker = newAckTracker(0)
 	in.reader = r

@@ -14,6 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/partition"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -88,6 +89,11 @@ type snapshotReader struct {
 	// watch is its watch once set up (owned by run, closed when it ends).
 	watchDir string
 	watch    *dirWatch
+	// filter is the bound partition_filter (nil: none); files counts the
+	// data files the plans read, so that a bounded read whose filter
+	// matched nothing can say so when it ends.
+	filter *partition.Predicate
+	files  int
 
 	jobs    chan *renderJob // to the workers
 	pending chan *renderJob // in order, to the sender
@@ -312,6 +318,12 @@ func (r *snapshotReader) run(t *ackTracker) {
 		}
 		switch {
 		case errors.Is(err, scan.ErrEndOfScan):
+			if r.filter != nil && r.files == 0 {
+				// A typo in a value or a type mismatch reads as an empty
+				// table otherwise.
+				r.in.log.Warnf("paimon input on %s: partition_filter %s matched no partition with data in the snapshots read: the bounded read ends without a row "+
+					"(check the values; they are compared after conversion to each key's type)", r.in.conf.Table, r.filter)
+			}
 			r.send(readResult{end: true})
 			return
 		case err != nil:
@@ -389,6 +401,9 @@ func (r *snapshotReader) emitPlan(t *ackTracker, tp *trackedPlan, plan *scan.Str
 		return ok
 	}
 	split, skip := 0, int64(0) // resume point: split index and rows of it already taken
+	for _, sp := range plan.Splits {
+		r.files += len(sp.Files)
+	}
 	for split < len(plan.Splits) {
 		err := r.readSplit(plan, split, &skip, &job, flush)
 		if ctx.Err() != nil {

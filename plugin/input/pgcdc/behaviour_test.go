@@ -2,12 +2,16 @@ package pgcdc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redpanda-data/benthos/v4/public/service"
+
 	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
 // TestMultiTableTransaction: one transaction over two tables is one batch,
@@ -279,7 +283,7 @@ func TestPartitionedTable(t *testing.T) {
 
 // TestInvalidatedSlot: a slot that exceeded max_slot_wal_keep_size
 // (wal_status lost) cannot be read again; Connect says so and how to start
-// over, instead of failing on START_REPLICATION.
+// over, instead of failing on START_REPLICATION, and stops the stream.
 func TestInvalidatedSlot(t *testing.T) {
 	db := pgtest.New(t)
 	db.Exec(ordersDDL)
@@ -306,11 +310,19 @@ func TestInvalidatedSlot(t *testing.T) {
 		db.Exec("CHECKPOINT")
 		return false
 	})
+	// Without a fatal handler: retried at the slowest pace.
 	in2 := newInput(t, streamOnly(db, ""))
 	err := in2.Connect(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "invalidated") || !strings.Contains(err.Error(), "pg_drop_replication_slot") {
+	var bo *service.ErrBackOff
+	if !errors.As(err, &bo) || bo.Wait != retry.Max || !strings.Contains(err.Error(), "invalidated") || !strings.Contains(err.Error(), "pg_drop_replication_slot") {
 		t.Fatalf("Connect on an invalidated slot: %v", err)
 	}
+	// With one: the stream is stopped.
+	in3, st := newStoppableInput(t, streamOnly(db, ""), false)
+	if err := in3.Connect(context.Background()); !errors.Is(err, service.ErrEndOfInput) {
+		t.Fatalf("Connect on an invalidated slot with a fatal handler: %v", err)
+	}
+	checkStopped(t, in3, st, "was invalidated (wal_status lost")
 }
 
 // TestLargeTransaction: one transaction of 300 000 rows (spilled to disk by

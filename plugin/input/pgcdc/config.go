@@ -116,7 +116,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 var slotNameRE = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 
 const inputDescription = `
-Captures changes of PostgreSQL tables (10+, tested on 15) through logical replication with the built-in ` + "`pgoutput`" + `
+Captures changes of PostgreSQL tables (13+, tested on 15) through logical replication with the built-in ` + "`pgoutput`" + `
 plugin, protocol version 1: first a consistent snapshot of the tables (` + "`operation: read`" + `), then every committed
 insert, update and delete, in commit order, one message per changed row.
 
@@ -132,6 +132,21 @@ them, have been acknowledged: a crash or restart replays everything not yet ackn
 are recognisable by ` + "`lsn_position`" + `, which strictly increases over the stream; the ` + "`paimon`" + ` output's
 ` + "`source_position`" + ` drops what it already committed, making the pair exactly-once. The snapshot is taken from
 the slot's exported snapshot, and streaming starts only after every snapshot row is acknowledged.
+
+== Errors that stop the stream, and errors that are retried
+
+An error that retrying cannot fix ends the input, and ` + "`benthos-paimon`" + ` stops the stream gracefully and exits
+with code 1, printing the error last: a DSN that does not parse, a failed authentication (SQLSTATE class 28), an unknown
+database (3D000), missing privileges (42501: no ` + "`REPLICATION`" + ` attribute, no ` + "`SELECT`" + ` on a table, a
+publication the role may not create), a server older than 13 or without ` + "`wal_level = logical`" + `, a missing table,
+one without a primary key or with ` + "`REPLICA IDENTITY NOTHING`" + `, a missing publication or slot that may not be
+created, a publication that lacks a table, an invalidated slot (` + "`wal_status`" + ` lost, 55000), a TRUNCATE
+under ` + "`truncate: error`" + ` and an unchanged TOAST value under ` + "`toast: error`" + ` (the slot would deliver them
+again on every restart). Other errors (refused connections,
+a server shutting down or starting up, too many connections, a slot another connection still holds) are retried after
+500ms, then after twice the previous wait, up to at most 30s; each log line says which failure in a row it is and when
+the next attempt comes. A session that fails after it started (the connection lost) starts again from the slot's
+confirmed position.
 
 == Metadata
 

@@ -58,6 +58,12 @@ func slotName(db *pgtest.DB) string { return db.Name + "_slot" }
 // newInput builds an Input from YAML fields, driven by the test itself.
 func newInput(t testing.TB, yaml string) *Input {
 	t.Helper()
+	return newInputWith(t, yaml, service.MockResources())
+}
+
+// newInputWith is newInput with the given resources.
+func newInputWith(t testing.TB, yaml string, res *service.Resources) *Input {
+	t.Helper()
 	conf, err := ConfigSpec().ParseYAML(yaml, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +72,7 @@ func newInput(t testing.TB, yaml string) *Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(c, service.MockResources())
+	return New(c, res)
 }
 
 // batchOf is one ReadBatch result.

@@ -11,6 +11,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/fatal"
+	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
 // Name is the component name.
@@ -97,15 +100,22 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 // Connect checks the server, the tables, the publication and the slot, and
 // starts a session: a goroutine that reads the snapshot (if one is due),
 // waits until all of it is acknowledged, and then streams. A session that
-// fails (connection lost, a TRUNCATE under truncate: error, a nack with
-// auto_replay_nacks off) ends; ReadBatch reports the error once and then
-// ErrNotConnected, and the next Connect starts a new session from the
-// slot's confirmed position.
+// fails (connection lost, a nack with auto_replay_nacks off) ends;
+// ReadBatch reports the error once and then ErrNotConnected, and the next
+// Connect starts a new session from the slot's confirmed position.
+//
+// An error retrying cannot fix (isPermanent: a failed check of Connect, an
+// authentication failure, missing privileges, an invalidated slot, a
+// TRUNCATE under truncate: error) ends the input and stops the stream
+// through internal/fatal, so that the binary exits 1 with it.
 type Input struct {
 	conf    Config
+	res     *service.Resources
 	log     *service.Logger
 	m       *inputMetrics
 	domains *domainResolver
+
+	backoff retry.Backoff // of Connect
 
 	mu   sync.Mutex
 	sess *session
@@ -122,7 +132,7 @@ type Input struct {
 // New returns the input for a parsed configuration; nothing is opened
 // until Connect.
 func New(c Config, mgr *service.Resources) *Input {
-	return &Input{conf: c, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics()), domains: newDomainResolver()}
+	return &Input{conf: c, res: mgr, log: mgr.Logger(), m: newInputMetrics(mgr.Metrics()), domains: newDomainResolver()}
 }
 
 // readResult is what a session hands to ReadBatch: a batch with its ack,
@@ -155,9 +165,32 @@ type session struct {
 	tracker *txnTracker
 }
 
-// Connect prepares a session and starts it. Errors say what to change;
-// Benthos retries Connect with backoff.
+// Connect prepares a session and starts it. Errors say what to change.
+//
+// An error retrying cannot fix (isPermanent) ends the input and stops the
+// stream through internal/fatal; without a fatal.Handler it is retried
+// every retry.Max. Other errors (a refused connection, a server restarting)
+// are retried after retry.Backoff's waits: 500ms, doubling with each
+// failure in a row, at most 30s. Benthos logs each of them.
 func (in *Input) Connect(ctx context.Context) error {
+	err := in.connect(ctx)
+	switch {
+	case err == nil:
+		in.backoff.Reset()
+		return nil
+	case errors.Is(err, service.ErrEndOfInput):
+		return err
+	case isPermanent(err):
+		if in.stop(err) {
+			return service.ErrEndOfInput
+		}
+		return retry.Permanent(fmt.Errorf("%w (retrying cannot fix this)", err))
+	}
+	return in.backoff.Transient(err)
+}
+
+// connect is Connect without the classification of its errors.
+func (in *Input) connect(ctx context.Context) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.ended {
@@ -168,12 +201,28 @@ func (in *Input) Connect(ctx context.Context) error {
 	}
 	s, err := in.prepare(ctx)
 	if err != nil {
-		in.log.Errorf("%v", err)
 		return err
 	}
 	in.sess = s
 	go s.main()
 	return nil
+}
+
+// stop ends the input because of err, which retrying cannot fix: it logs
+// err once, marks the input ended and has the stream stopped through
+// internal/fatal, which stops the stream gracefully (what was delivered is
+// still acknowledged). Without a fatal.Handler (a StreamBuilder that
+// installed none) it does nothing and returns false: ending the input
+// would look like the end of an initial_only snapshot, so the caller keeps
+// failing with err.
+func (in *Input) stop(err error) bool {
+	if !fatal.Report(in.res, err) {
+		return false
+	}
+	in.mu.Lock()
+	in.ended = true
+	in.mu.Unlock()
+	return true
 }
 
 func (in *Input) prepare(ctx context.Context) (_ *session, err error) {
@@ -327,11 +376,14 @@ func (in *Input) ReadBatch(ctx context.Context) (service.MessageBatch, service.A
 		in.mu.Unlock()
 		return nil, nil, service.ErrEndOfInput
 	case r.err != nil:
-		in.log.Errorf("%v", r.err)
 		in.mu.Lock()
 		in.sess, in.stash, in.failure = nil, nil, r.err
 		in.mu.Unlock()
 		s.close()
+		if isPermanent(r.err) && in.stop(r.err) {
+			return nil, nil, service.ErrEndOfInput
+		}
+		in.log.Errorf("%v", r.err)
 		return nil, nil, service.ErrNotConnected
 	}
 	batch, acks := r.batch, r.acks

@@ -2,7 +2,6 @@ package pgcdc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,10 +27,6 @@ var startupParams = map[string]string{
 	"lock_timeout":                        "0",
 }
 
-// errConfig marks errors no retry fixes (Connect keeps retrying them with
-// backoff, but they say what to change).
-var errConfig = errors.New("pg_cdc")
-
 // queryConfig parses dsn into the config of an ordinary connection with
 // the startup parameters set.
 func queryConfig(dsn string) (*pgx.ConnConfig, error) {
@@ -48,7 +43,7 @@ func queryConfig(dsn string) (*pgx.ConnConfig, error) {
 func queryConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
 	cfg, err := queryConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
+		return nil, permanentf("dsn: %v", err)
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
@@ -60,7 +55,7 @@ func queryConn(ctx context.Context, dsn string) (*pgx.Conn, error) {
 func replicationConn(ctx context.Context, dsn string) (*pgconn.PgConn, error) {
 	cfg, err := pgconn.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dsn: %v", errConfig, err)
+		return nil, permanentf("dsn: %v", err)
 	}
 	for k, v := range startupParams {
 		cfg.RuntimeParams[k] = v
@@ -138,7 +133,7 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 			return nil, fmt.Errorf("tables of schema %s: %w", c.Schema, err)
 		}
 		if len(tables) == 0 {
-			return nil, fmt.Errorf("%w: schema %s has no tables", errConfig, c.Schema)
+			return nil, permanentf("schema %s has no tables", c.Schema)
 		}
 		for _, t := range tables {
 			names = append(names, TableName{Schema: c.Schema, Name: t})
@@ -148,18 +143,18 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 	for _, n := range names {
 		t, err := catalogTable(ctx, conn, n, c.DecimalFallback, in.domains)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errConfig, err)
+			return nil, err
 		}
 		switch {
 		case t.identity == "nothing":
-			return nil, fmt.Errorf("%w: table %s has REPLICA IDENTITY NOTHING: Postgres cannot log its updates and deletes for replication "+
-				"(they fail on the source once it is published). Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", errConfig, n, n.quoted())
+			return nil, permanentf("table %s has REPLICA IDENTITY NOTHING: Postgres cannot log its updates and deletes for replication "+
+				"(they fail on the source once it is published). Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", n, n.quoted())
 		case t.identity == "index" && !identityCoversKey(ctx, conn, t):
-			return nil, fmt.Errorf("%w: table %s has REPLICA IDENTITY USING INDEX on an index without all primary-key columns: "+
-				"its deletes and key changes would not carry the primary key. Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", errConfig, n, n.quoted())
+			return nil, permanentf("table %s has REPLICA IDENTITY USING INDEX on an index without all primary-key columns: "+
+				"its deletes and key changes would not carry the primary key. Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT (or FULL)", n, n.quoted())
 		case len(t.pk) == 0:
-			return nil, fmt.Errorf("%w: table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
-				errConfig, n, n.quoted())
+			return nil, permanentf("table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
+				n, n.quoted())
 		case t.identity == "full":
 			in.log.Infof("pg_cdc: table %s: REPLICA IDENTITY FULL: updates and deletes carry the whole old row, unchanged TOAST values are filled from it", n)
 		default:
@@ -205,7 +200,7 @@ func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) error {
 	if version < 130000 {
 		// pgoutput exists from 10, but the checks below read
 		// max_slot_wal_keep_size and wal_status (13).
-		return fmt.Errorf("%w: PostgreSQL %d.%d is not supported: pg_cdc needs 13 or later (tested on 15)", errConfig, version/10000, version%10000/100)
+		return permanentf("PostgreSQL %d.%d is not supported: pg_cdc needs 13 or later (tested on 15)", version/10000, version%10000/100)
 	}
 	if version < 140000 {
 		in.log.Warnf("pg_cdc: PostgreSQL %d has no TID range scans: each snapshot chunk scans the whole table; use a large snapshot_chunk_pages", version/10000)
@@ -215,7 +210,7 @@ func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) error {
 		return fmt.Errorf("read server settings: %w", err)
 	}
 	if walLevel != "logical" && in.conf.Snapshot != SnapshotInitialOnly {
-		return fmt.Errorf("%w: wal_level is %s, logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart Postgres)", errConfig, walLevel)
+		return permanentf("wal_level is %s, logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart Postgres)", walLevel)
 	}
 	if keep == "-1" && in.conf.Snapshot != SnapshotInitialOnly && !in.conf.TemporarySlot {
 		in.log.Warnf("pg_cdc: max_slot_wal_keep_size = -1: slot %s retains WAL without limit while this pipeline is stopped or behind; "+
@@ -246,10 +241,11 @@ func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables [
 			sql += " WITH (publish_via_partition_root = true)"
 		}
 		if !in.conf.CreatePublication {
-			return fmt.Errorf("%w: publication %s does not exist and create_publication is false; run as the tables' owner: %s", errConfig, pub, sql)
+			return permanentf("publication %s does not exist and create_publication is false; run as the tables' owner: %s", pub, sql)
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
-			return fmt.Errorf("%w: publication %s does not exist and creating it failed (%v); run as the tables' owner: %s", errConfig, pub, err, sql)
+			// Permanent when the role may not create it (42501, isPermanent).
+			return fmt.Errorf("publication %s does not exist and creating it failed (%w); run as the tables' owner: %s", pub, err, sql)
 		}
 		in.log.Infof("pg_cdc: created publication: %s", sql)
 		return nil
@@ -262,8 +258,8 @@ func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables [
 		if !viaRoot {
 			// Otherwise pgoutput reports the partitions' changes under the
 			// partitions' names, which are not captured: they would be lost.
-			return fmt.Errorf("%w: publication %s publishes the partitions of a partitioned table under their own names; run: ALTER PUBLICATION %s SET (publish_via_partition_root = true)",
-				errConfig, pub, quoteIdent(pub))
+			return permanentf("publication %s publishes the partitions of a partitioned table under their own names; run: ALTER PUBLICATION %s SET (publish_via_partition_root = true)",
+				pub, quoteIdent(pub))
 		}
 	}
 	for _, t := range tables {
@@ -273,8 +269,8 @@ func (in *Input) ensurePublication(ctx context.Context, conn *pgx.Conn, tables [
 			return fmt.Errorf("look up publication %s: %w", pub, err)
 		}
 		if !in {
-			return fmt.Errorf("%w: publication %s does not include table %s; run as its owner: ALTER PUBLICATION %s ADD TABLE %s",
-				errConfig, pub, t.name, quoteIdent(pub), t.name.quoted())
+			return permanentf("publication %s does not include table %s; run as its owner: ALTER PUBLICATION %s ADD TABLE %s",
+				pub, t.name, quoteIdent(pub), t.name.quoted())
 		}
 	}
 	return nil
@@ -318,12 +314,12 @@ func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.Pg
 	if st.exists {
 		switch {
 		case c.TemporarySlot:
-			return p, fmt.Errorf("%w: temporary_slot is set but a slot named %s already exists", errConfig, c.SlotName)
+			return p, permanentf("temporary_slot is set but a slot named %s already exists", c.SlotName)
 		case st.plugin != "pgoutput" || st.db != db:
-			return p, fmt.Errorf("%w: slot %s exists for plugin %q in database %q, not pgoutput in %q", errConfig, c.SlotName, st.plugin, st.db, db)
+			return p, permanentf("slot %s exists for plugin %q in database %q, not pgoutput in %q", c.SlotName, st.plugin, st.db, db)
 		case st.walStatus == "lost":
-			return p, fmt.Errorf("%w: slot %s was invalidated (wal_status lost: it exceeded max_slot_wal_keep_size) and cannot be repaired; "+
-				"drop it (SELECT pg_drop_replication_slot('%s')) and restart to take a new snapshot", errConfig, c.SlotName, c.SlotName)
+			return p, permanentf("slot %s was invalidated (wal_status lost: it exceeded max_slot_wal_keep_size) and cannot be repaired; "+
+				"drop it (SELECT pg_drop_replication_slot('%s')) and restart to take a new snapshot", c.SlotName, c.SlotName)
 		case st.active:
 			return p, fmt.Errorf("slot %s is in use by another connection (a second pipeline on the same slot?)", c.SlotName)
 		}
@@ -343,8 +339,8 @@ func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.Pg
 		return p, nil
 	}
 	if !c.CreateSlot {
-		return p, fmt.Errorf("%w: slot %s does not exist and create_slot is false; create it with: SELECT pg_create_logical_replication_slot('%s', 'pgoutput')",
-			errConfig, c.SlotName, c.SlotName)
+		return p, permanentf("slot %s does not exist and create_slot is false; create it with: SELECT pg_create_logical_replication_slot('%s', 'pgoutput')",
+			c.SlotName, c.SlotName)
 	}
 	p.snapshot = c.Snapshot == SnapshotInitial
 	if p.snapshot && !c.TemporarySlot {

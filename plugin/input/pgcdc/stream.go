@@ -239,7 +239,8 @@ func (st *streamState) handle(ctx context.Context, data []byte) error {
 				s.in.log.Warnf("pg_cdc: TRUNCATE of %s (transaction %d) ignored (truncate: ignore): downstream keeps the rows", t.name, st.xid())
 				continue
 			}
-			return fmt.Errorf("pg_cdc: TRUNCATE of %s in transaction %d: truncate is error, so the stream stops before it "+
+			// The slot delivers it again after every restart: permanent.
+			return permanentf("pg_cdc: TRUNCATE of %s in transaction %d: truncate is error, so the stream stops before it "+
 				"(nothing after it is confirmed). Empty the target yourself and set truncate: ignore to pass it", t.name, st.xid())
 		}
 	case *pglogrepl.LogicalDecodingMessage:
@@ -364,7 +365,8 @@ func (st *streamState) tuple(t *table, td *pglogrepl.TupleData, old map[string]a
 				continue
 			}
 			if st.s.in.conf.Toast == ToastError {
-				return nil, nil, fmt.Errorf("pg_cdc: table %s column %s: an update left this TOASTed value unchanged and the stream does not carry it "+
+				// The WAL record stays as it is: a restart meets it again.
+				return nil, nil, permanentf("pg_cdc: table %s column %s: an update left this TOASTed value unchanged and the stream does not carry it "+
 					"(REPLICA IDENTITY %s). Run ALTER TABLE %s REPLICA IDENTITY FULL, or set toast: null to write null instead",
 					t.name, col.name, t.identity, t.name.quoted())
 			}

@@ -104,7 +104,7 @@ func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFa
 	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text, c.relkind = 'p' FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident, &partitioned)
 	if err == pgx.ErrNoRows {
-		return nil, fmt.Errorf("table %s does not exist (or is not a table)", n)
+		return nil, permanentf("table %s does not exist (or is not a table)", n)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up table %s: %w", n, err)
@@ -140,7 +140,7 @@ func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFa
 		}
 		typ, err := typeOf(oid, typmod, fb)
 		if err != nil {
-			return nil, fmt.Errorf("table %s column %s: %w (decimal_fallback: error)", n, a.name, err)
+			return nil, permanentf("table %s column %s: %w (decimal_fallback: error)", n, a.name, err)
 		}
 		t.columns = append(t.columns, column{name: a.name, typ: typ})
 	}
