@@ -57,16 +57,28 @@ type lookupLevel struct {
 // alone. For a deletion-vectors table a found row is also marked deleted
 // in its file's vector (the merge replaces it), and rows already deleted
 // are passed over: call it only for keys whose merge takes the result.
-func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), error) {
+//
+// The keys must come in ascending order, as a compaction merges them.
+// When the decoded files above out would not fit lookup.cache-max-memory-size
+// (estimated from their sizes), the files not cached are read forward
+// instead, one open file per level, each at most once per compaction:
+// caching them would evict the file the next key needs, and every key would
+// decode a whole file again. Call the returned close when the compaction is
+// done with the lookups.
+func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), func(), error) {
 	if b.lookup == nil {
 		b.lookup = &levelLookup{records: map[string]*cachedFile{}}
 	}
 	byLevel := map[int32]*lookupLevel{}
 	var levels []*lookupLevel
+	var uncached int64
 	for i := range b.files {
 		f := &b.files[i]
 		if f.Level <= out {
 			continue
+		}
+		if _, ok := b.lookup.records[f.FileName]; !ok {
+			uncached += f.FileSize
 		}
 		l := byLevel[f.Level]
 		if l == nil {
@@ -76,11 +88,11 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 		}
 		lo, err := binrow.Deserialize(w.keyTypes, f.MinKey)
 		if err != nil {
-			return nil, fmt.Errorf("lookup in bucket %d of %s: data file %s: min key: %w", b.bucket, b.dir, f.FileName, err)
+			return nil, nil, fmt.Errorf("lookup in bucket %d of %s: data file %s: min key: %w", b.bucket, b.dir, f.FileName, err)
 		}
 		hi, err := binrow.Deserialize(w.keyTypes, f.MaxKey)
 		if err != nil {
-			return nil, fmt.Errorf("lookup in bucket %d of %s: data file %s: max key: %w", b.bucket, b.dir, f.FileName, err)
+			return nil, nil, fmt.Errorf("lookup in bucket %d of %s: data file %s: max key: %w", b.bucket, b.dir, f.FileName, err)
 		}
 		l.files, l.lo, l.hi = append(l.files, i), append(l.lo, lo), append(l.hi, hi)
 	}
@@ -98,9 +110,22 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 		l.files, l.lo, l.hi = files, lo, hi
 	}
 	order := &w.engine.Order
+	// Decoded records take several times their Parquet bytes.
+	stream := uncached*decodedPerFileByte > w.lookupBudget-w.lookupUsed
+	cursors := make([]fileCursor, len(levels))
+	closeAll := func() {
+		for i := range cursors {
+			cursors[i].close()
+		}
+	}
+	var prev []any
 	return func(value []any) (*mergetree.KeyValue, error) {
 		key := order.Key(value)
-		for _, l := range levels {
+		if prev != nil && kv.CompareKeys(key, prev) < 0 {
+			closeAll() // out of order: read the files again from their start
+		}
+		prev = key
+		for li, l := range levels {
 			// The one file of the level whose range can hold the key
 			// (levels above 0 do not overlap).
 			i := sort.Search(len(l.files), func(i int) bool { return kv.CompareKeys(l.hi[i], key) >= 0 })
@@ -108,30 +133,100 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 				continue
 			}
 			f := &b.files[l.files[i]]
-			recs, err := w.fileRecords(ctx, b, f)
-			if err != nil {
-				return nil, err
+			var rec *mergetree.KeyValue
+			var j int64
+			if _, cached := b.lookup.records[f.FileName]; cached || !stream {
+				recs, err := w.fileRecords(ctx, b, f)
+				if err != nil {
+					return nil, err
+				}
+				n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
+				if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
+					rec, j = recs[n], int64(n)
+				}
+			} else {
+				var err error
+				if rec, j, err = cursors[li].seek(ctx, w, b, f, order, value); err != nil {
+					return nil, err
+				}
 			}
-			j := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
-			if j < len(recs) && order.CompareKeys(recs[j].Value, value) == 0 {
+			if rec != nil {
 				if b.dvs != nil {
 					// The records are the file's rows, so j is the row's
 					// position (PersistValueAndPosProcessor). A deleted row
 					// is no longer the key's; otherwise the merge replaces
 					// it, and the vector of its file deletes it
 					// (LookupChangelogMergeFunctionWrapper.getResult).
-					if b.dvs.deleted(f.FileName, int64(j)) {
+					if b.dvs.deleted(f.FileName, j) {
 						continue
 					}
-					b.dvs.notifyDeletion(f.FileName, int64(j))
+					b.dvs.notifyDeletion(f.FileName, j)
 				}
-				r := *recs[j]
+				r := *rec
 				r.Level = l.level
 				return &r, nil
 			}
 		}
 		return nil, nil
-	}, nil
+	}, closeAll, nil
+}
+
+// decodedPerFileByte is how many bytes of memory the decoded records of a
+// data file take per byte of the file, for lookupAbove's choice between
+// caching and reading forward (Parquet with zstd against boxed Go values).
+const decodedPerFileByte = 8
+
+// fileCursor reads one data file forward for lookups in ascending key
+// order: the record at or after the last key asked for and its position
+// (row number) in the file.
+type fileCursor struct {
+	name string
+	r    mergetree.RecordReader
+	cur  *mergetree.KeyValue
+	pos  int64
+	eof  bool
+}
+
+// seek returns the record of f whose key equals value's and its position,
+// or nil, reading f forward from where the last seek left it (from its
+// start when f is not the open file).
+func (c *fileCursor) seek(ctx context.Context, w *KeyValueWriter, b *kvBucket, f *manifest.DataFileMeta, order *mergetree.RecordOrder, value []any) (*mergetree.KeyValue, int64, error) {
+	if c.r == nil || c.name != f.FileName {
+		c.close()
+		split, err := w.bucketSplit(b)
+		if err != nil {
+			return nil, 0, err
+		}
+		split.Files = []manifest.DataFileMeta{*f}
+		if c.r, err = w.reader.OpenRun(ctx, split); err != nil {
+			return nil, 0, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
+		}
+		c.name, c.cur, c.pos, c.eof = f.FileName, nil, -1, false
+	}
+	for !c.eof && (c.cur == nil || order.CompareKeys(c.cur.Value, value) < 0) {
+		rec, err := c.r.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			c.eof, c.cur = true, nil
+			break
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("lookup in bucket %d of %s: data file %s: %w", b.bucket, b.dir, f.FileName, err)
+		}
+		c.cur = rec
+		c.pos++
+	}
+	if c.cur != nil && order.CompareKeys(c.cur.Value, value) == 0 {
+		return c.cur, c.pos, nil
+	}
+	return nil, 0, nil
+}
+
+// close closes the open file, if any.
+func (c *fileCursor) close() {
+	if c.r != nil {
+		_ = c.r.Close()
+	}
+	*c = fileCursor{}
 }
 
 // fileRecords returns the records of a data file of b, in key order,
@@ -253,10 +348,11 @@ func (w *KeyValueWriter) rewriteChangelog(ctx context.Context, b *kvBucket, cand
 		logs.abort()
 		return err
 	}
-	lookup, err := w.lookupAbove(ctx, b, out)
+	lookup, closeLookup, err := w.lookupAbove(ctx, b, out)
 	if err != nil {
 		return err
 	}
+	defer closeLookup()
 	var inputs []manifest.DataFileMeta
 	for _, section := range candidate {
 		readers, err := w.openSection(ctx, b, section, &inputs)
