@@ -25,8 +25,9 @@ import (
 // level 0 that compactions of level 0 have touched, and by
 // lookup.cache-max-memory-size (default 256 MiB) for all buckets of the
 // writer together: beyond it the least recently used files are dropped
-// and read again when needed. After a restart the cache is empty and is
-// filled again from the files on first use.
+// and read again when needed, and a compaction whose files would not fit
+// reads them forward instead (lookupAbove). After a restart the cache is
+// empty and is filled again from the files on first use.
 type levelLookup struct {
 	records map[string]*cachedFile
 }
