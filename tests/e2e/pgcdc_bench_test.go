@@ -21,6 +21,9 @@ import (
 //
 //	go test ./tests/e2e -run '^$' -bench PgCDCToPaimon -benchtime 1x   # PG_BENCH_ROWS (default 200,000)
 //
+// PG_BENCH_INPUT adds pg_cdc fields (YAML lines, e.g.
+// "  snapshot_batch_size: 10000") to compare settings.
+//
 // snapshot-rows/s: the initial snapshot of the guide's orders table, from
 // the pipeline's start until the output has committed every row;
 // stream-changes/s: as many updates and deletes (5:1, in transactions of
@@ -49,7 +52,7 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
 			b.ReportMetric(float64((serverCPU(b, db.Cluster.Dir)-pgCPU).Microseconds())/float64(n), what+"-pg-us/row")
 			goCPU, pgCPU = cpuTime(b), serverCPU(b, db.Cluster.Dir)
 		}
-		p := startPgPipeline(b, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"), fmt.Sprintf(`  warehouse: %s
+		p := startPgPipeline(b, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"+os.Getenv("PG_BENCH_INPUT")+"\n"), fmt.Sprintf(`  warehouse: %s
   database: shop
   table: orders
   row_kind: '${! @operation }'
