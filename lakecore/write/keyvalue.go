@@ -846,11 +846,15 @@ func (f *kvFile) write(w *KeyValueWriter, r *mergetree.KeyValue) error {
 		}
 		return fmt.Errorf("write data file %s: %w", f.path, err)
 	}
-	key := w.engine.Order.Key(r.Value)
 	if f.rows == 0 {
-		f.first, f.minSeq, f.maxSeq = key, r.Seq, r.Seq
+		f.first, f.minSeq, f.maxSeq = w.engine.Order.Key(r.Value), r.Seq, r.Seq
+		f.last = make([]any, len(f.first))
 	}
-	f.last = key
+	// last is overwritten in place: a key slice per row was an allocation
+	// per row for the one the file ends with.
+	for i, j := range w.engine.Order.KeyFields {
+		f.last[i] = r.Value[j]
+	}
 	f.minSeq, f.maxSeq = min(f.minSeq, r.Seq), max(f.maxSeq, r.Seq)
 	if r.Kind.IsRetract() {
 		f.deletes++

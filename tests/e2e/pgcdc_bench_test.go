@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +21,9 @@ import (
 //
 //	go test ./tests/e2e -run '^$' -bench PgCDCToPaimon -benchtime 1x   # PG_BENCH_ROWS (default 200,000)
 //
+// PG_BENCH_INPUT adds pg_cdc fields (YAML lines, e.g.
+// "  snapshot_batch_size: 10000") to compare settings.
+//
 // snapshot-rows/s: the initial snapshot of the guide's orders table, from
 // the pipeline's start until the output has committed every row;
 // stream-changes/s: as many updates and deletes (5:1, in transactions of
@@ -25,6 +33,11 @@ import (
 // lookup of the key every 10 ms), with 100 ms batching. Goals (issue #17,
 // 2 cores): snapshot >= 150,000 rows/s, stream >= 80,000 changes/s,
 // freshness p95 < 1 s.
+//
+// The CPU figures are per row (change) of each phase: go-us/row is this
+// process (pg_cdc, Benthos, the paimon output, lakecore), pg-us/row the
+// Postgres cluster's processes (backends, walsender); on a shared machine
+// they are steadier than the rates.
 func BenchmarkPgCDCToPaimon(b *testing.B) {
 	n := envInt(b, "PG_BENCH_ROWS", 200_000)
 	for b.Loop() {
@@ -33,8 +46,13 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
 			amount numeric(10,2), updated_at timestamptz NOT NULL DEFAULT now());
 			INSERT INTO orders SELECT g, date '2026-12-01' + (g %% 7), 'new', (g %% 10000) * 1.25, now() FROM generate_series(1, %d) g`, n))
 		wh := b.TempDir()
-		start := time.Now()
-		p := startPgPipeline(b, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"), fmt.Sprintf(`  warehouse: %s
+		start, goCPU, pgCPU := time.Now(), cpuTime(b), serverCPU(b, db.Cluster.Dir)
+		reportCPU := func(what string) {
+			b.ReportMetric(float64((cpuTime(b)-goCPU).Microseconds())/float64(n), what+"-go-us/row")
+			b.ReportMetric(float64((serverCPU(b, db.Cluster.Dir)-pgCPU).Microseconds())/float64(n), what+"-pg-us/row")
+			goCPU, pgCPU = cpuTime(b), serverCPU(b, db.Cluster.Dir)
+		}
+		p := startPgPipeline(b, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"+os.Getenv("PG_BENCH_INPUT")+"\n"), fmt.Sprintf(`  warehouse: %s
   database: shop
   table: orders
   row_kind: '${! @operation }'
@@ -64,6 +82,7 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
 		}
 		waitRows(float64(n), "snapshot")
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "snapshot-rows/s")
+		reportCPU("snapshot")
 
 		start = time.Now()
 		for from := 1; from <= n; from += 10_000 {
@@ -74,6 +93,7 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
 		}
 		waitRows(float64(2*n), "stream")
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "stream-changes/s")
+		reportCPU("stream")
 
 		// Freshness: a single-row update every 50 ms, each until visible.
 		ctx := context.Background()
@@ -114,4 +134,35 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
 		b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "fresh-p95-ms")
 		p.stop()
 	}
+}
+
+// serverCPU is the CPU time of a Postgres cluster: the postmaster, its
+// live children and the children it has reaped (Linux /proc; zero
+// elsewhere).
+func serverCPU(tb testing.TB, dataDir string) time.Duration {
+	pidFile, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pm := strings.SplitN(string(pidFile), "\n", 2)[0]
+	// stat fields after the command: state(3) ppid(4) ... utime(14)
+	// stime(15) cutime(16) cstime(17), in clock ticks (100 a second).
+	stat := func(pid string) (ppid string, self, children int64) {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			return "", 0, 0
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		n := func(i int) int64 { v, _ := strconv.ParseInt(f[i-3], 10, 64); return v }
+		return f[1], n(14) + n(15), n(16) + n(17)
+	}
+	_, self, reaped := stat(pm)
+	ticks := self + reaped
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		if ppid, self, _ := stat(p.Name()); ppid == pm {
+			ticks += self
+		}
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }

@@ -39,6 +39,36 @@ type openTxn struct {
 	msgs                service.MessageBatch
 	seq                 int64
 	split               bool // part of it was emitted before its commit
+	// ops counts msgs by operation, added to the rows metric when they
+	// are emitted: a labelled counter costs a lookup per call.
+	ops opCounts
+}
+
+// opCounts counts a transaction's messages by operation.
+type opCounts struct{ insert, update, delete int64 }
+
+func (c *opCounts) add(op string) {
+	switch op {
+	case "insert":
+		c.insert++
+	case "update":
+		c.update++
+	case "delete":
+		c.delete++
+	}
+}
+
+// report adds the counts to the rows metric and resets them.
+func (c *opCounts) report(rows *service.MetricCounter) {
+	for _, n := range [...]struct {
+		op string
+		n  int64
+	}{{"insert", c.insert}, {"update", c.update}, {"delete", c.delete}} {
+		if n.n > 0 {
+			rows.Incr(n.n, n.op)
+		}
+	}
+	*c = opCounts{}
 }
 
 // stream starts replication at 0/0 (the server resumes at the slot's
@@ -77,15 +107,32 @@ func (s *session) stream(ctx context.Context) error {
 		// A last status update confirms what was acknowledged up to here.
 		_ = st.sendStatus()
 	}()
+	// One receive context per status deadline, not one per message: a
+	// context per row cost about a microsecond of a change's budget.
+	var recv struct {
+		ctx    context.Context
+		cancel context.CancelFunc
+		until  time.Time
+	}
+	defer func() {
+		if recv.cancel != nil {
+			recv.cancel()
+		}
+	}()
 	for {
 		if time.Now().After(st.nextStat) {
 			if err := st.sendStatus(); err != nil {
 				return err
 			}
 		}
-		rctx, cancel := context.WithDeadline(ctx, st.nextStat)
-		raw, err := s.repl.ReceiveMessage(rctx)
-		cancel()
+		if recv.cancel == nil || !recv.until.Equal(st.nextStat) {
+			if recv.cancel != nil {
+				recv.cancel()
+			}
+			recv.ctx, recv.cancel = context.WithDeadline(ctx, st.nextStat)
+			recv.until = st.nextStat
+		}
+		raw, err := s.repl.ReceiveMessage(recv.ctx)
 		if err != nil {
 			if pgconn.Timeout(err) && ctx.Err() == nil {
 				continue
@@ -449,7 +496,7 @@ func (st *streamState) add(ctx context.Context, t *table, op string, row, before
 		m.MetaSetMut("unchanged_toast", joinComma(toast))
 	}
 	x.msgs = append(x.msgs, m)
-	st.s.in.m.rows.Incr(1, op)
+	x.ops.add(op)
 	if len(x.msgs) >= st.s.in.conf.MaxTxnRows {
 		x.split = true
 		return st.flushTxn(ctx)
@@ -491,6 +538,7 @@ func (st *streamState) emitMsgs(ctx context.Context, x *openTxn, lsn pglogrepl.L
 		m.MetaSetMut("lsn", lsnMeta)
 		m.MetaSetMut("lsn_position", string(strconv.AppendInt(prefix, seq.(int64), 10)))
 	}
+	x.ops.report(st.s.in.m.rows)
 	e, tr := x.entry, st.s.tracker
 	tr.Add(e)
 	r := readResult{batch: x.msgs, acks: []func(){func() { tr.Ack(e) }}, stream: true}
