@@ -136,6 +136,8 @@ type Converter struct {
 	fields []types.DataField
 	opts   ConvertOptions
 	unitNs int
+	// index maps a column name to its position, for convertRaw.
+	index map[string]int
 }
 
 // NewConverter returns a converter for rows of fields (the table's schema
@@ -151,14 +153,14 @@ func NewConverter(fields []types.DataField, o ConvertOptions) (*Converter, error
 	if !ok {
 		return nil, fmt.Errorf("new converter: timestamp_unit %q is not s, ms, us or ns", o.TimestampUnit)
 	}
-	seen := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		if seen[f.Name] {
+	index := make(map[string]int, len(fields))
+	for i, f := range fields {
+		if _, dup := index[f.Name]; dup {
 			return nil, fmt.Errorf("new converter: duplicate column %q", f.Name)
 		}
-		seen[f.Name] = true
+		index[f.Name] = i
 	}
-	return &Converter{fields: fields, opts: o, unitNs: exp}, nil
+	return &Converter{fields: fields, opts: o, unitNs: exp, index: index}, nil
 }
 
 // Fields returns the schema fields the converter was built for.
@@ -169,7 +171,25 @@ func (c *Converter) Fields() []types.DataField { return c.fields }
 // *ConvertError wrapping ErrNotObject; one whose bytes are not valid UTF-8
 // where a converted string came from, a *ConvertError wrapping
 // ErrInvalidValue (see utf8.go).
+//
+// A message that holds only bytes (no structured value a processor set or
+// a parse cached) is converted from its bytes in one pass when it can be
+// (convertRaw); the result is the same.
 func (c *Converter) ConvertMessage(msg *service.Message) ([]any, []NewColumn, error) {
+	if msg.HasBytes() && !msg.HasStructured() {
+		if raw, err := msg.AsBytes(); err == nil {
+			if row, ok := c.convertRaw(raw); ok {
+				return row, nil, nil
+			}
+		}
+	}
+	return c.convertStructured(msg)
+}
+
+// convertStructured is ConvertMessage by way of the message's structured
+// value: the path every message took before convertRaw, and the one that
+// gives the errors.
+func (c *Converter) convertStructured(msg *service.Message) ([]any, []NewColumn, error) {
 	v, err := msg.AsStructured()
 	if err != nil {
 		return nil, nil, &ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: ErrNotObject}
