@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -528,16 +529,25 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 			return nil, invalid(raw, t, "")
 		}
 	}
+	v, reason := decimalFromText(t, s)
+	if reason != "" {
+		return nil, invalid(raw, t, reason)
+	}
+	return v, nil
+}
+
+// decimalFromText converts numeric text to t; reason says why it cannot.
+func decimalFromText(t types.DataType, s string) (types.Decimal, string) {
 	d, err := parseDecText(s)
 	if err != nil {
-		return nil, invalid(raw, t, "not a decimal number")
+		return types.Decimal{}, "not a decimal number"
 	}
 	digits, exact, overflow := d.scaled(t.Scale, t.Precision)
 	if !exact {
-		return nil, invalid(raw, t, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale))
+		return types.Decimal{}, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale)
 	}
 	if overflow {
-		return nil, invalid(raw, t, fmt.Sprintf("more than %d digits", t.Precision))
+		return types.Decimal{}, fmt.Sprintf("more than %d digits", t.Precision)
 	}
 	u := new(big.Int)
 	if len(digits) <= 18 {
@@ -549,7 +559,7 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 	if d.neg {
 		u.Neg(u)
 	}
-	return types.Decimal{Unscaled: u, Scale: t.Scale}, nil
+	return types.Decimal{Unscaled: u, Scale: t.Scale}, ""
 }
 
 func convString(t types.DataType, raw any) (any, error) {
@@ -702,13 +712,12 @@ func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 	switch v := raw.(type) {
 	case string:
 		s := trimSpace(v)
-		if len(s) >= 10 && s[4] == '-' {
-			dt, err := parseDateTimeText(s)
+		if isDateText(s) {
+			ts, err := timestampFromText(t, s)
 			if err != nil {
 				return nil, invalid(raw, t, err.Error())
 			}
-			ms, nom := dt.epochMillis()
-			return checkTimestamp(raw, t, ms, nom)
+			return ts, nil
 		}
 		d, err := parseDecText(s)
 		if err != nil {
@@ -751,6 +760,26 @@ func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 		return c.epochInt(raw, t, int64(u))
 	}
 	return nil, invalid(raw, t, "")
+}
+
+// isDateText reports whether a (trimmed) string for a TIMESTAMP is read
+// as RFC 3339 text rather than as an epoch number.
+func isDateText(s string) bool { return len(s) >= 10 && s[4] == '-' }
+
+// errOutsideYears is the reason for an instant outside the years 0000-9999.
+var errOutsideYears = errors.New("outside the years 0000-9999")
+
+// timestampFromText converts RFC 3339 text (isDateText) to t.
+func timestampFromText(t types.DataType, s string) (types.Timestamp, error) {
+	dt, err := parseDateTimeText(s)
+	if err != nil {
+		return types.Timestamp{}, err
+	}
+	ms, nom := dt.epochMillis()
+	if ms < minEpochMillis || ms > maxEpochMillis {
+		return types.Timestamp{}, errOutsideYears
+	}
+	return truncTimestamp(types.Timestamp{Millis: ms, NanoOfMilli: nom}, t.Precision), nil
 }
 
 func (c *Converter) unitName() TimeUnit {

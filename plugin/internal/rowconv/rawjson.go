@@ -146,6 +146,16 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 			// decodes into new bytes.
 			s = unsafe.String(unsafe.SliceData(d.b[start:]), d.i-1-start)
 		}
+		switch t.Kind {
+		case types.KindDecimal:
+			v, reason := decimalFromText(t, trimSpace(s))
+			return v, reason == ""
+		case types.KindTimestamp, types.KindLocalZonedTimestamp:
+			if s := trimSpace(s); isDateText(s) {
+				v, err := timestampFromText(t, s)
+				return v, err == nil
+			}
+		}
 		v, err := c.value(t, s, true)
 		return v, err == nil
 	case ch == '-' || (ch >= '0' && ch <= '9'):
@@ -170,6 +180,9 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 				}
 				return n, true
 			}
+		case types.KindDecimal:
+			v, reason := decimalFromText(t, text)
+			return v, reason == ""
 		case types.KindChar, types.KindVarChar:
 			// convString keeps the number's text: copy it out of the message.
 			text = strings.Clone(text)
