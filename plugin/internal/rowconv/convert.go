@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -136,6 +137,8 @@ type Converter struct {
 	fields []types.DataField
 	opts   ConvertOptions
 	unitNs int
+	// index maps a column name to its position, for convertRaw.
+	index map[string]int
 }
 
 // NewConverter returns a converter for rows of fields (the table's schema
@@ -151,14 +154,14 @@ func NewConverter(fields []types.DataField, o ConvertOptions) (*Converter, error
 	if !ok {
 		return nil, fmt.Errorf("new converter: timestamp_unit %q is not s, ms, us or ns", o.TimestampUnit)
 	}
-	seen := make(map[string]bool, len(fields))
-	for _, f := range fields {
-		if seen[f.Name] {
+	index := make(map[string]int, len(fields))
+	for i, f := range fields {
+		if _, dup := index[f.Name]; dup {
 			return nil, fmt.Errorf("new converter: duplicate column %q", f.Name)
 		}
-		seen[f.Name] = true
+		index[f.Name] = i
 	}
-	return &Converter{fields: fields, opts: o, unitNs: exp}, nil
+	return &Converter{fields: fields, opts: o, unitNs: exp, index: index}, nil
 }
 
 // Fields returns the schema fields the converter was built for.
@@ -169,7 +172,25 @@ func (c *Converter) Fields() []types.DataField { return c.fields }
 // *ConvertError wrapping ErrNotObject; one whose bytes are not valid UTF-8
 // where a converted string came from, a *ConvertError wrapping
 // ErrInvalidValue (see utf8.go).
+//
+// A message that holds only bytes (no structured value a processor set or
+// a parse cached) is converted from its bytes in one pass when it can be
+// (convertRaw); the result is the same.
 func (c *Converter) ConvertMessage(msg *service.Message) ([]any, []NewColumn, error) {
+	if msg.HasBytes() && !msg.HasStructured() {
+		if raw, err := msg.AsBytes(); err == nil {
+			if row, ok := c.convertRaw(raw); ok {
+				return row, nil, nil
+			}
+		}
+	}
+	return c.convertStructured(msg)
+}
+
+// convertStructured is ConvertMessage by way of the message's structured
+// value: the path every message took before convertRaw, and the one that
+// gives the errors.
+func (c *Converter) convertStructured(msg *service.Message) ([]any, []NewColumn, error) {
 	v, err := msg.AsStructured()
 	if err != nil {
 		return nil, nil, &ConvertError{Msg: "message is not valid JSON: " + err.Error(), Err: ErrNotObject}
@@ -508,16 +529,25 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 			return nil, invalid(raw, t, "")
 		}
 	}
+	v, reason := decimalFromText(t, s)
+	if reason != "" {
+		return nil, invalid(raw, t, reason)
+	}
+	return v, nil
+}
+
+// decimalFromText converts numeric text to t; reason says why it cannot.
+func decimalFromText(t types.DataType, s string) (types.Decimal, string) {
 	d, err := parseDecText(s)
 	if err != nil {
-		return nil, invalid(raw, t, "not a decimal number")
+		return types.Decimal{}, "not a decimal number"
 	}
 	digits, exact, overflow := d.scaled(t.Scale, t.Precision)
 	if !exact {
-		return nil, invalid(raw, t, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale))
+		return types.Decimal{}, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale)
 	}
 	if overflow {
-		return nil, invalid(raw, t, fmt.Sprintf("more than %d digits", t.Precision))
+		return types.Decimal{}, fmt.Sprintf("more than %d digits", t.Precision)
 	}
 	u := new(big.Int)
 	if len(digits) <= 18 {
@@ -529,7 +559,7 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 	if d.neg {
 		u.Neg(u)
 	}
-	return types.Decimal{Unscaled: u, Scale: t.Scale}, nil
+	return types.Decimal{Unscaled: u, Scale: t.Scale}, ""
 }
 
 func convString(t types.DataType, raw any) (any, error) {
@@ -682,13 +712,12 @@ func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 	switch v := raw.(type) {
 	case string:
 		s := trimSpace(v)
-		if len(s) >= 10 && s[4] == '-' {
-			dt, err := parseDateTimeText(s)
+		if isDateText(s) {
+			ts, err := timestampFromText(t, s)
 			if err != nil {
 				return nil, invalid(raw, t, err.Error())
 			}
-			ms, nom := dt.epochMillis()
-			return checkTimestamp(raw, t, ms, nom)
+			return ts, nil
 		}
 		d, err := parseDecText(s)
 		if err != nil {
@@ -731,6 +760,26 @@ func (c *Converter) convTimestamp(t types.DataType, raw any) (any, error) {
 		return c.epochInt(raw, t, int64(u))
 	}
 	return nil, invalid(raw, t, "")
+}
+
+// isDateText reports whether a (trimmed) string for a TIMESTAMP is read
+// as RFC 3339 text rather than as an epoch number.
+func isDateText(s string) bool { return len(s) >= 10 && s[4] == '-' }
+
+// errOutsideYears is the reason for an instant outside the years 0000-9999.
+var errOutsideYears = errors.New("outside the years 0000-9999")
+
+// timestampFromText converts RFC 3339 text (isDateText) to t.
+func timestampFromText(t types.DataType, s string) (types.Timestamp, error) {
+	dt, err := parseDateTimeText(s)
+	if err != nil {
+		return types.Timestamp{}, err
+	}
+	ms, nom := dt.epochMillis()
+	if ms < minEpochMillis || ms > maxEpochMillis {
+		return types.Timestamp{}, errOutsideYears
+	}
+	return truncTimestamp(types.Timestamp{Millis: ms, NanoOfMilli: nom}, t.Precision), nil
 }
 
 func (c *Converter) unitName() TimeUnit {

@@ -320,6 +320,11 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 // update_before or delete (any case); empty is +I.
 func ParseRowKind(s string) (kv.RowKind, error) {
 	s = strings.TrimSpace(s)
+	if s == "" {
+		// Most messages: no row_kind and no operation metadata. Answered
+		// before kv.ParseRowKind, whose error would cost two allocations.
+		return kv.Insert, nil
+	}
 	if k, err := kv.ParseRowKind(strings.ToUpper(s)); err == nil {
 		return k, nil
 	}

@@ -306,10 +306,11 @@ func (k *tableSink) convert(ctx context.Context, batch service.MessageBatch, val
 	st := k.state.Load()
 	changes := make([][]change, len(batch))
 	msgErrs := make([]error, len(batch))
+	slots := make([]change, len(batch))
 	var newCols []rowconv.NewColumn
 	var evolving []int
 	for i := range batch {
-		cs, added, err := values[i].convert(st, batch[i])
+		cs, added, err := values[i].convert(st, batch[i], slots[i:i+1:i+1])
 		switch {
 		case err != nil:
 			msgErrs[i] = err
@@ -338,7 +339,7 @@ func (k *tableSink) convert(ctx context.Context, batch service.MessageBatch, val
 		if msgErrs[i] != nil {
 			continue
 		}
-		cs, added, err := values[i].convert(next, batch[i])
+		cs, added, err := values[i].convert(next, batch[i], slots[i:i+1:i+1])
 		switch {
 		case err != nil:
 			msgErrs[i], changes[i] = err, nil
