@@ -113,6 +113,10 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 	order := &w.engine.Order
 	// Decoded records take several times their Parquet bytes.
 	stream := uncached*decodedPerFileByte > w.lookupBudget-w.lookupUsed
+	// The cache may still turn out too small (the estimate is rough): once
+	// a file this compaction used had to make room, the rest is read
+	// forward too.
+	start := w.lookupTick
 	cursors := make([]fileCursor, len(levels))
 	closeAll := func() {
 		for i := range cursors {
@@ -137,10 +141,11 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 			var rec *mergetree.KeyValue
 			var j int64
 			if _, cached := b.lookup.records[f.FileName]; cached || !stream {
-				recs, err := w.fileRecords(ctx, b, f)
+				recs, evicted, err := w.fileRecords(ctx, b, f, start)
 				if err != nil {
 					return nil, err
 				}
+				stream = stream || evicted
 				n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
 				if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
 					rec, j = recs[n], int64(n)
@@ -232,30 +237,32 @@ func (c *fileCursor) close() {
 
 // fileRecords returns the records of a data file of b, in key order,
 // reading the file on first use.
-func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manifest.DataFileMeta) ([]*mergetree.KeyValue, error) {
+//
+// evictedSince reports whether making room for the file dropped a cached
+// file last used after tick since: one the running compaction needs.
+func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manifest.DataFileMeta, since int64) (recs []*mergetree.KeyValue, evictedSince bool, err error) {
 	w.lookupTick++
 	if c, ok := b.lookup.records[f.FileName]; ok {
 		c.used = w.lookupTick
-		return c.recs, nil
+		return c.recs, false, nil
 	}
 	split, err := w.bucketSplit(b)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	split.Files = []manifest.DataFileMeta{*f}
 	r, err := w.reader.OpenRun(ctx, split)
 	if err != nil {
-		return nil, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
+		return nil, false, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
 	}
 	defer r.Close()
-	var recs []*mergetree.KeyValue
 	for {
 		rec, err := r.Next(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
+			return nil, false, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
 		}
 		recs = append(recs, rec)
 	}
@@ -265,13 +272,13 @@ func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manife
 	}
 	b.lookup.records[f.FileName] = c
 	w.lookupUsed += c.bytes
-	w.evictLookups(c)
-	return recs, nil
+	return recs, w.evictLookups(c, since), nil
 }
 
 // evictLookups drops the least recently used cached files of all buckets
-// but keep until the cache fits lookup.cache-max-memory-size.
-func (w *KeyValueWriter) evictLookups(keep *cachedFile) {
+// but keep until the cache fits lookup.cache-max-memory-size, and reports
+// whether it dropped one last used after tick since.
+func (w *KeyValueWriter) evictLookups(keep *cachedFile, since int64) (evictedSince bool) {
 	for w.lookupUsed > w.lookupBudget {
 		var victim *levelLookup
 		var name string
@@ -287,11 +294,13 @@ func (w *KeyValueWriter) evictLookups(keep *cachedFile) {
 			}
 		}
 		if oldest == nil {
-			return // keep alone is over the budget: it is in use
+			return evictedSince // keep alone is over the budget: it is in use
 		}
+		evictedSince = evictedSince || oldest.used > since
 		delete(victim.records, name)
 		w.lookupUsed -= oldest.bytes
 	}
+	return evictedSince
 }
 
 // dropLookup frees the lookup cache of b, which leaves the writer.
