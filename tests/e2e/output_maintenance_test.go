@@ -27,6 +27,13 @@ func TestOutputMaintenance(t *testing.T) {
       count: 500
       period: 100ms
 `))
+	// Maintenance runs off the hot path and shutdown cuts a run short: a
+	// stream that ends within a fraction of a second on a loaded machine
+	// could end before any run finished (one CI run saw no expiry at all),
+	// so the input is paced to take about two seconds.
+	if err := sb.AddProcessorYAML("sleep: { duration: 100us }"); err != nil {
+		t.Fatal(err)
+	}
 	runStream(t, sb, 2*time.Minute)
 
 	tbl, rows := readTable(t, wh, "default", "events")
