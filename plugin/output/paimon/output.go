@@ -173,21 +173,19 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 		return err
 	}
 	if lakecore.IsPermanent(err) || errors.Is(err, ErrSchemaMismatch) || errors.Is(err, errMisconfigured) {
-		err = fmt.Errorf("%w (retrying cannot fix this)", err)
 		if fatal.Installed(o.res) {
 			guard.RemoveEmpty()
 			// Connect succeeds into a failed state: Benthos, which stops
 			// the stream in order, waits for the batches in flight to be
 			// answered, and a writer stuck in Connect would answer none
 			// until the shutdown timeout. WriteBatch rejects them instead.
-			o.log.Errorf("%v", err)
 			o.mu.Lock()
 			o.failed = true
 			o.mu.Unlock()
-			fatal.Stop(o.res, err)
+			fatal.Report(o.res, err) // logs it once and stops the stream
 			return nil
 		}
-		return retry.Permanent(err)
+		return retry.Permanent(fmt.Errorf("%w (retrying cannot fix this)", err))
 	}
 	return o.backoff.Transient(err)
 }
