@@ -48,9 +48,11 @@ import (
 // is truncated or does not hold what was written: rebuild the file.
 var ErrCorrupt = errors.New("corrupt local lookup file")
 
-// DefaultBlockSize is the size a block is closed at, as Java's
-// cache-page-size (64 KiB).
-const DefaultBlockSize = 64 << 10
+// DefaultBlockSize is the size a block is closed at. Java's blocks are
+// cache-page-size (64 KiB); smaller blocks read less for a lookup that
+// misses the block cache, at the price of a larger index (one first key a
+// block, kept in memory).
+const DefaultBlockSize = 16 << 10
 
 const (
 	footerSize = 8 + 4 + 4 + 8 + 8

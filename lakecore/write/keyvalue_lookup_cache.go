@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
@@ -52,7 +51,10 @@ type lookupCache struct {
 	// first.
 	disk    list.List
 	dirBase string
-	dir     *lookupfile.Dir
+	// blockSize is the local files' block size, 0 for
+	// lookupfile.DefaultBlockSize.
+	blockSize int
+	dir       *lookupfile.Dir
 	// diskErr, once set, turns local files off for the writer: the local
 	// disk failed (full, say), and forward reads work without it.
 	diskErr error
@@ -75,18 +77,16 @@ type levelLookup struct {
 
 // lookupFile is what the cache holds of one data file: its decoded
 // records (recs, in key order; nil when not in memory) and its local
-// lookup file (local, nil when none) with the decoded first key of each
-// of its blocks and the blocks in memory.
+// lookup file (local, nil when none) with its blocks in memory.
 type lookupFile struct {
-	owner     *levelLookup
-	name      string
-	remote    int64 // the data file's size
-	recs      *memUnit
-	local     *lookupfile.Reader
-	path      string
-	firstKeys [][]any
-	blocks    map[int]*memUnit
-	diskElem  *list.Element
+	owner    *levelLookup
+	name     string
+	remote   int64 // the data file's size
+	recs     *memUnit
+	local    *lookupfile.Reader
+	path     string
+	blocks   map[int]*memUnit
+	diskElem *list.Element
 	// used is the tick of the last lookup in the local file; accessed its
 	// time, for lookup.cache-file-retention.
 	used     int64
@@ -211,7 +211,7 @@ func (c *lookupCache) dropLocal(f *lookupFile) {
 	_ = os.Remove(f.path)
 	c.diskUsed -= f.local.Size()
 	c.disk.Remove(f.diskElem)
-	f.local, f.firstKeys, f.diskElem = nil, nil, nil
+	f.local, f.diskElem = nil, nil
 	c.forgetIfEmpty(f)
 }
 
@@ -347,7 +347,7 @@ func (w *KeyValueWriter) newLocal(name string) (*localWriter, error) {
 		c.dir = d
 	}
 	p := c.dir.NewPath(name)
-	out, err := lookupfile.Create(p, lookupfile.DefaultBlockSize)
+	out, err := lookupfile.Create(p, c.blockSize)
 	if err != nil {
 		return nil, err
 	}
@@ -380,20 +380,8 @@ func (l *localWriter) finish(f *lookupFile, since int64) (evictedSince bool, err
 		return false, err
 	}
 	r, err := lookupfile.Open(l.path)
-	if err == nil {
-		f.firstKeys = make([][]any, r.Blocks())
-		for i := range f.firstKeys {
-			if f.firstKeys[i], err = binrow.Decode(l.w.keyTypes, r.FirstKey(i)); err != nil {
-				break
-			}
-		}
-		if err != nil {
-			_ = r.Close()
-		}
-	}
 	if err != nil {
 		_ = os.Remove(l.path)
-		f.firstKeys = nil
 		return false, err
 	}
 	c := &l.w.lookups
@@ -463,26 +451,43 @@ func (w *KeyValueWriter) buildLocal(ctx context.Context, b *kvBucket, f *manifes
 	return e, evicted, nil
 }
 
-// searchLocal looks the key of value up in f's local file: the record and
-// its row position, or nil. A corrupt local file is deleted and the error
-// returned; the next lookup of the file builds it again.
+// searchLocal looks key up in f's local file: the record and its row
+// position, or nil. A corrupt local file is deleted and the error (wrapping
+// lookupfile.ErrCorrupt) returned; the next lookup of the file builds it
+// again.
 func (w *KeyValueWriter) searchLocal(f *lookupFile, key []any, since int64) (*mergetree.KeyValue, int64, error) {
 	c := &w.lookups
 	c.tick++
 	f.used, f.accessed = c.tick, w.o.Now()
 	c.disk.MoveToFront(f.diskElem)
-	i := sort.Search(len(f.firstKeys), func(i int) bool { return kv.CompareKeys(f.firstKeys[i], key) > 0 }) - 1
-	if i < 0 {
-		return nil, 0, nil
+	rec, pos, err := w.searchBlocks(f, key, since)
+	if err != nil {
+		c.dropLocal(f)
+		return nil, 0, fmt.Errorf("lookup in %s: %w", f.name, err)
+	}
+	return rec, pos, nil
+}
+
+func (w *KeyValueWriter) searchBlocks(f *lookupFile, key []any, since int64) (*mergetree.KeyValue, int64, error) {
+	// Keys are compared in place, as Java's slice comparator does.
+	cmp := func(k []byte) (int, error) {
+		c, err := binrow.CompareKey(w.keyTypes, k, key)
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", lookupfile.ErrCorrupt, err)
+		}
+		return -c, nil
+	}
+	i, err := f.local.FindBlock(cmp)
+	if err != nil || i < 0 {
+		return nil, 0, err
 	}
 	u := f.blocks[i]
 	if u != nil {
-		c.touch(u)
+		w.lookups.touch(u)
 	} else {
 		data, err := f.local.ReadBlock(i)
 		if err != nil {
-			c.dropLocal(f)
-			return nil, 0, fmt.Errorf("lookup in %s: %w", f.name, err)
+			return nil, 0, err
 		}
 		u = &memUnit{file: f, block: i, data: data, bytes: int64(data.Size())}
 		if f.blocks == nil {
@@ -491,28 +496,15 @@ func (w *KeyValueWriter) searchLocal(f *lookupFile, key []any, since int64) (*me
 		f.blocks[i] = u
 		w.addMem(u, since)
 	}
-	blk := u.data
-	var decodeErr error
-	j, _ := blk.Search(func(k []byte) (int, error) {
-		stored, err := binrow.Decode(w.keyTypes, k)
-		if err != nil {
-			decodeErr = err
-			return 0, err
-		}
-		return kv.CompareKeys(key, stored), nil
-	})
-	if decodeErr == nil && j >= 0 {
-		rec, err := w.decodeLocal(blk.Value(j))
-		if err == nil {
-			return rec, blk.Ordinal(j), nil
-		}
-		decodeErr = err
+	j, err := u.data.Search(cmp)
+	if err != nil || j < 0 {
+		return nil, 0, err
 	}
-	if decodeErr != nil {
-		c.dropLocal(f)
-		return nil, 0, fmt.Errorf("lookup in %s: %w: %w", f.name, lookupfile.ErrCorrupt, decodeErr)
+	rec, err := w.decodeLocal(u.data.Value(j))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", lookupfile.ErrCorrupt, err)
 	}
-	return nil, 0, nil
+	return rec, u.data.Ordinal(j), nil
 }
 
 // decodeLocal decodes the value of a local file's entry (localWriter.add).

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +18,8 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -28,6 +33,30 @@ import (
 func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 	t.Helper()
 	c := &w.lookups
+	// The cache holds only live files of the writer's buckets
+	// (Levels.DropFileCallback; a bucket leaving the writer drops its own).
+	owners := map[*levelLookup]bool{}
+	for _, b := range w.order {
+		if b.lookup == nil {
+			continue
+		}
+		owners[b.lookup] = true
+		for name := range b.lookup.files {
+			if !slices.ContainsFunc(b.files, func(f manifest.DataFileMeta) bool { return f.FileName == name }) {
+				t.Fatalf("bucket %d: the lookup cache holds %s, which left the bucket", b.bucket, name)
+			}
+		}
+	}
+	for e := c.mem.Front(); e != nil; e = e.Next() {
+		if !owners[e.Value.(*memUnit).file.owner] && len(w.order) > 0 {
+			t.Fatalf("memory unit of %s of a bucket no longer in the writer", e.Value.(*memUnit).file.name)
+		}
+	}
+	for e := c.disk.Front(); e != nil; e = e.Next() {
+		if !owners[e.Value.(*lookupFile).owner] && len(w.order) > 0 {
+			t.Fatalf("local file of %s of a bucket no longer in the writer", e.Value.(*lookupFile).name)
+		}
+	}
 	var mem, largest int64
 	units := 0
 	for e := c.mem.Front(); e != nil; e = e.Next() {
@@ -422,4 +451,94 @@ func tableFiles(t *testing.T, fio storage.FileIO) map[string][]byte {
 		t.Fatal("no files in the table")
 	}
 	return out
+}
+
+// TestLocalLookupKeyTypes writes a local lookup file of every other key
+// of a sorted set for each type a primary key can have, in blocks of a
+// few entries, and looks every key of the set up: the written ones are
+// found with their record and row position, the others are not, whatever
+// block boundary they fall on.
+func TestLocalLookupKeyTypes(t *testing.T) {
+	dec := func(s string, scale int) any {
+		n, _ := new(big.Int).SetString(s, 10)
+		return types.Decimal{Unscaled: n, Scale: scale}
+	}
+	for _, c := range []struct {
+		typ    types.DataType
+		values []any
+	}{
+		{types.BooleanType(), []any{false, true}},
+		{types.TinyIntType(), []any{int8(-128), int8(-1), int8(0), int8(1), int8(127)}},
+		{types.SmallIntType(), []any{int16(-32768), int16(-300), int16(0), int16(255), int16(256), int16(32767)}},
+		{types.IntType(), []any{int32(math.MinInt32), int32(-65536), int32(-1), int32(0), int32(1), int32(256), int32(math.MaxInt32)}},
+		{types.BigIntType(), []any{int64(math.MinInt64), int64(-1 << 40), int64(-1), int64(0), int64(7), int64(1 << 33), int64(math.MaxInt64)}},
+		{types.FloatType(), []any{float32(math.Inf(-1)), float32(-2.5), float32(-1e-30), float32(0), float32(1e-30), float32(3.25), float32(math.Inf(1))}},
+		{types.DoubleType(), []any{math.Inf(-1), -1e300, -0.5, 0.0, 1e-300, 2.0, math.MaxFloat64}},
+		{types.StringType(), []any{"", "A", "a", "ab", "abc", "b", "z", "é", "日本", "\U0001F600"}},
+		{types.CharType(3), []any{"a  ", "ab ", "abc", "b  "}},
+		{types.BytesType(), []any{[]byte{}, []byte{0}, []byte{0, 0}, []byte{1}, []byte{0x7f}, []byte{0x80}, []byte{0xff, 0xff}}},
+		{types.BinaryType(2), []any{[]byte{0, 0}, []byte{0, 1}, []byte{0x80, 0}, []byte{0xff, 0xff}}},
+		{types.DecimalType(10, 2), []any{dec("-99999999", 2), dec("-1", 2), dec("0", 2), dec("1", 2), dec("12345678", 2)}},
+		{types.DecimalType(38, 4), []any{dec("-99999999999999999999999999999999999999", 4), dec("-1", 4), dec("0", 4), dec("18446744073709551616", 4), dec("99999999999999999999999999999999999999", 4)}},
+		{types.DateType(), []any{types.Date(-719162), types.Date(-1), types.Date(0), types.Date(19000), types.Date(2932896)}},
+		{types.TimeType(3), []any{types.Time(0), types.Time(1), types.Time(43_200_000), types.Time(86_399_999)}},
+		{types.TimestampType(3), []any{types.Timestamp{Millis: -1 << 40}, types.Timestamp{Millis: -1}, types.Timestamp{Millis: 0}, types.Timestamp{Millis: 1_700_000_000_000}}},
+		{types.TimestampType(9), []any{types.Timestamp{Millis: -5, NanoOfMilli: 999_999}, types.Timestamp{Millis: 0}, types.Timestamp{Millis: 0, NanoOfMilli: 1}, types.Timestamp{Millis: 0, NanoOfMilli: 999_999}, types.Timestamp{Millis: 1}}},
+		{types.LocalZonedTimestampType(6), []any{types.Timestamp{Millis: -1}, types.Timestamp{Millis: 0, NanoOfMilli: 1000}, types.Timestamp{Millis: 86_400_000}}},
+	} {
+		t.Run(c.typ.String(), func(t *testing.T) {
+			for i := 1; i < len(c.values); i++ {
+				if kv.CompareValues(c.values[i-1], c.values[i]) >= 0 {
+					t.Fatalf("values %v and %v are not ascending", c.values[i-1], c.values[i])
+				}
+			}
+			s := &schema.TableSchema{
+				Fields:      []types.DataField{{ID: 0, Name: "k", Type: c.typ.NotNull()}, {ID: 1, Name: "v", Type: types.StringType()}},
+				PrimaryKeys: []string{"k"}, HighestFieldID: 1, Options: map[string]string{"bucket": "1", "changelog-producer": "lookup"},
+			}
+			w, err := NewKeyValueWriter(nil, "t", s, OptionsFromSchema(s), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			w.SetLocalDir(t.TempDir())
+			w.lookups.blockSize = 24 // a few entries a block
+			b := &kvBucket{}
+			meta := &manifest.DataFileMeta{FileName: "data-x-0.parquet", FileSize: 100}
+			f := lookupFileOf(b, meta)
+			l, err := w.newLocal(meta.FileName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < len(c.values); i += 2 {
+				rec := &mergetree.KeyValue{Value: []any{c.values[i], fmt.Sprint("v", i)}, Seq: int64(100 + i), Kind: kv.UpdateAfter}
+				if err := l.add(rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := l.finish(f, 0); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range c.values {
+				rec, pos, err := w.searchLocal(f, []any{v}, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i%2 == 1 {
+					if rec != nil {
+						t.Errorf("%v: found %v, want nothing", v, rec.Value)
+					}
+					continue
+				}
+				if rec == nil {
+					t.Errorf("%v: not found", v)
+					continue
+				}
+				if kv.CompareValues(rec.Value[0], v) != 0 || rec.Value[1] != fmt.Sprint("v", i) || rec.Seq != int64(100+i) || rec.Kind != kv.UpdateAfter || pos != int64(i/2) {
+					t.Errorf("%v: got %v seq %d %s at %d, want v%d seq %d +U at %d", v, rec.Value, rec.Seq, rec.Kind, pos, i, 100+i, i/2)
+				}
+			}
+			checkLookupCache(t, w)
+		})
+	}
 }
