@@ -42,7 +42,9 @@ var compareKeyTypes = []struct {
 	{types.TimestampType(9), func(r *rand.Rand) any {
 		return types.Timestamp{Millis: int64(r.IntN(3) - 1), NanoOfMilli: int32(r.IntN(3) * 1000)}
 	}},
-	{types.LocalZonedTimestampType(6), func(r *rand.Rand) any { return types.Timestamp{Millis: int64(r.IntN(3)), NanoOfMilli: int32(r.IntN(2) * 5000)} }},
+	{types.LocalZonedTimestampType(6), func(r *rand.Rand) any {
+		return types.Timestamp{Millis: int64(r.IntN(3)), NanoOfMilli: int32(r.IntN(2) * 5000)}
+	}},
 }
 
 // TestCompareKey: for keys of one and of two columns of every key type,
