@@ -74,7 +74,7 @@ func compareField(row []byte, slot int, t types.DataType, v any) (int, error) {
 		}
 	case types.KindDouble:
 		if x, ok := v.(float64); ok {
-			return primitiveCompare(math.Float64frombits(getLong(row, slot)), x), nil
+			return kv.CompareFloats(math.Float64frombits(getLong(row, slot)), x), nil
 		}
 	case types.KindDecimal:
 		if x, ok := v.(types.Decimal); ok && t.Precision <= compactDecimalPrecision && x.Scale == t.Scale && x.Unscaled != nil && x.Unscaled.IsInt64() {
@@ -108,16 +108,4 @@ func compareBytesString(b []byte, s string) int {
 		}
 	}
 	return cmp.Compare(len(b), len(s))
-}
-
-// primitiveCompare is kv.CompareValues for doubles: neither NaN nor the
-// sign of zero is ordered.
-func primitiveCompare(a, b float64) int {
-	switch {
-	case a > b:
-		return 1
-	case a < b:
-		return -1
-	}
-	return 0
 }

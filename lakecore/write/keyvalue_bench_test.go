@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // heapSampler records the largest HeapInuse seen until stop is called.
@@ -173,26 +175,8 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 		options["changelog-producer"] = producer
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
-				local, err := storage.NewLocal(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				fio := &openCounter{FileIO: local}
 				ctx := context.Background()
-				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
-					PrimaryKeys: []string{"id"},
-					Options:     options,
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				committer := tbl.NewCommitter("bench")
-				w, err := tbl.NewKeyValueWriter(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				w.SetLocalDir(b.TempDir())
+				fio, w, committer := newLookupBenchTable(b, options)
 				start, cpu := time.Now(), cpuTime()
 				var changelog int64
 				for c := range commits {
@@ -228,6 +212,33 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 			}
 		})
 	}
+}
+
+// newLookupBenchTable creates a primary-key table (id BIGINT, name
+// STRING, v BIGINT) with options in a fresh local warehouse, read through
+// an openCounter, and returns a writer keeping its local lookup files in a
+// temp dir, and a committer.
+func newLookupBenchTable(b *testing.B, options map[string]string) (*openCounter, *write.KeyValueWriter, *commit.Committer) {
+	local, err := storage.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fio := &openCounter{FileIO: local}
+	ctx := context.Background()
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
+		PrimaryKeys: []string{"id"},
+		Options:     options,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.SetLocalDir(b.TempDir())
+	return fio, w, tbl.NewCommitter("bench")
 }
 
 // openCounter counts the data files opened through it and the bytes read
@@ -282,26 +293,8 @@ func BenchmarkLookupLargeUpperLevels(b *testing.B) {
 		}
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
-				local, err := storage.NewLocal(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				fio := &openCounter{FileIO: local}
 				ctx := context.Background()
-				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
-					PrimaryKeys: []string{"id"},
-					Options:     options,
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				committer := tbl.NewCommitter("bench")
-				w, err := tbl.NewKeyValueWriter(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				w.SetLocalDir(b.TempDir())
+				fio, w, committer := newLookupBenchTable(b, options)
 				commit := func(id int64) {
 					msgs, err := w.Prepare(ctx)
 					if err != nil {
