@@ -65,9 +65,9 @@ type lookupCache struct {
 	// files were built from and of those local files: their ratio
 	// estimates the local size of a remote file.
 	builtRemote, builtLocal int64
-	// remoteReads counts the remote data files opened for lookups, spills
-	// the decoded files written to local files on leaving memory.
-	remoteReads, spills int64
+	// spills counts the decoded files written to local files on leaving
+	// memory.
+	spills int64
 }
 
 // levelLookup is the lookup state of one bucket's files, by file name.
@@ -294,7 +294,6 @@ func (w *KeyValueWriter) openRemote(ctx context.Context, b *kvBucket, f *manifes
 	if err != nil {
 		return nil, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
 	}
-	w.lookups.remoteReads++
 	return r, nil
 }
 
