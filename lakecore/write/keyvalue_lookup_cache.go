@@ -105,7 +105,8 @@ type memUnit struct {
 	elem  *list.Element
 }
 
-// parseLookupOptions sets the cache bounds from the table's options.
+// parseOptions sets the cache bounds from the table's options (errors
+// name the option and the value).
 func (c *lookupCache) parseOptions(options map[string]string) error {
 	c.memBudget, c.diskBudget, c.retention = defaultLookupCacheSize, math.MaxInt64, defaultLookupFileRetention
 	for _, o := range []struct {
