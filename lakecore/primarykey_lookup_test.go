@@ -124,13 +124,22 @@ func TestLookupChangelog(t *testing.T) {
 			committer := tbl.NewCommitter("test")
 			model := &lookupModel{engine: c.engine, rows: map[int64][]any{}}
 			rng := rand.New(rand.NewPCG(7, uint64(len(c.name))))
-			writer, err := tbl.NewKeyValueWriter(ctx)
+			// Writers are closed at the end: a small lookup cache makes
+			// local lookup files.
+			newWriter := func() (*write.KeyValueWriter, error) {
+				w, err := tbl.NewKeyValueWriter(ctx)
+				if err == nil {
+					t.Cleanup(func() { _ = w.Close() })
+				}
+				return w, err
+			}
+			writer, err := newWriter()
 			if err != nil {
 				t.Fatal(err)
 			}
 			for id := int64(1); id <= 25; id++ {
 				if rng.IntN(4) == 0 { // restart: levels and lookups restored from the files
-					if writer, err = tbl.NewKeyValueWriter(ctx); err != nil {
+					if writer, err = newWriter(); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -155,7 +164,7 @@ func TestLookupChangelog(t *testing.T) {
 					if snap, err = tbl.Snapshots().Latest(ctx); err != nil {
 						t.Fatal(err)
 					}
-					writer, err = tbl.NewKeyValueWriter(ctx) // its levels changed under it
+					writer, err = newWriter() // its levels changed under it
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -76,12 +76,16 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 			m, err := w.CompactBucket(ctx, []byte(k.partition), k.bucket, o.Full)
 			if err != nil {
 				_ = w.Abort(ctx)
+				_ = w.Close()
 				return nil, fmt.Errorf("compact %s.%s: %w", t.db, t.name, err)
 			}
 			if m != nil {
 				msgs = append(msgs, *m)
 			}
 		}
+		// The local lookup files go with the writer: the next run builds
+		// them again (a job's writer lives for one run, Java's too).
+		_ = w.Close()
 		if len(msgs) == 0 {
 			rep.Duration = time.Since(start)
 			return rep, nil

@@ -47,9 +47,9 @@ func CompareValues(a, b any) int {
 		}
 		return 1
 	case float32:
-		return javaPrimitiveCompare(float64(x), float64(b.(float32)))
+		return CompareFloats(float64(x), float64(b.(float32)))
 	case float64:
-		return javaPrimitiveCompare(x, b.(float64))
+		return CompareFloats(x, b.(float64))
 	case types.Date:
 		return cmp.Compare(x, b.(types.Date))
 	case types.Time:
@@ -68,9 +68,9 @@ func CompareValues(a, b any) int {
 	return 0
 }
 
-// javaPrimitiveCompare is the generated comparison of float and double
-// keys: neither NaN nor the sign of zero is ordered.
-func javaPrimitiveCompare(a, b float64) int {
+// CompareFloats is CompareValues for float and double keys, Java's
+// generated comparison: neither NaN nor the sign of zero is ordered.
+func CompareFloats(a, b float64) int {
 	switch {
 	case a > b:
 		return 1

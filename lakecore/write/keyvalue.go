@@ -161,16 +161,18 @@ type KeyValueWriter struct {
 	// rowEqual is changelog-producer.row-deduplicate's comparison, nil
 	// when off.
 	rowEqual func(a, b []any) bool
-	// lookupBudget is lookup.cache-max-memory-size, the bound of the
-	// buckets' lookup caches together; lookupUsed is what they hold and
-	// lookupTick orders their uses.
-	lookupBudget, lookupUsed, lookupTick int64
-	fileCounter                          int64
-	buckets                              map[string]*kvBucket
-	order                                []*kvBucket
-	closed                               []string
-	nextSeq                              map[string]int64
-	failed                               error
+	// lookups holds the files above level 0 of all buckets for lookup
+	// compactions, in memory and in local lookup files.
+	lookups lookupCache
+	// valueTypes are the types of the table's fields, the value of a
+	// KeyValue.
+	valueTypes  []types.DataType
+	fileCounter int64
+	buckets     map[string]*kvBucket
+	order       []*kvBucket
+	closed      []string
+	nextSeq     map[string]int64
+	failed      error
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -200,8 +202,8 @@ type kvBucket struct {
 	// compactChangelog are the changelog files of the lookup compaction
 	// since the last Prepare (CompactIncrement.changelogFiles).
 	compactChangelog []manifest.DataFileMeta
-	// lookup caches the records of the bucket's files above level 0 for
-	// lookup compactions; nil until the first one.
+	// lookup is what w.lookups holds of the bucket's files above level 0
+	// for lookup compactions; nil until the first one.
 	lookup *levelLookup
 	// dvs are the bucket's deletion vectors (deletion-vectors.enabled
 	// tables only).
@@ -337,12 +339,10 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		return fail(err)
 	}
 	w.forceUpLevel0 = w.forceUpLevel0 || w.needLookup
-	w.lookupBudget = defaultLookupCacheSize
-	if v, ok := s.Options["lookup.cache-max-memory-size"]; ok {
-		if w.lookupBudget, err = schema.ParseMemorySize(v); err != nil {
-			return fail(fmt.Errorf("%w: lookup.cache-max-memory-size = %q: %w", schema.ErrInvalidOption, v, err))
-		}
+	if err := w.lookups.parseOptions(s.Options); err != nil {
+		return fail(err)
 	}
+	w.valueTypes = typesOf(s.Fields)
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
 	} else if dedup {
@@ -475,6 +475,13 @@ func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
 // commit), whose compactions of the same files would collide; compaction
 // is then a separate job (Table.Compact). Call it before the first Write.
 func (w *KeyValueWriter) DisableCompaction() { w.compaction = nil }
+
+// SetLocalDir makes the writer keep its local lookup files (package
+// lookupfile) in a directory of its own under dir, which is created if
+// missing; the default is os.TempDir(). Java puts them in its IOManager's
+// temp dirs (Flink's io.tmp.dirs), for which Paimon has no table option.
+// Call it before the first Write.
+func (w *KeyValueWriter) SetLocalDir(dir string) { w.lookups.dirBase = dir }
 
 // SetSequenceFloor makes each bucket number its changes after floor's
 // answer too (the largest number already handed out, -1 for none), for
@@ -1045,6 +1052,21 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	}
 	w.closed, w.failed = nil, nil
 	return first
+}
+
+// Close deletes the writer's local lookup files and their directory. The
+// writer must not be used afterwards; call Prepare or Abort first, Close
+// neither commits nor deletes data files. A writer that is never closed
+// leaves its local files until the process ends; the next writer under the
+// same Options.LocalDir removes them then (lookupfile.Dir).
+func (w *KeyValueWriter) Close() error {
+	for _, b := range w.order {
+		b.lookup = nil
+	}
+	if err := w.lookups.close(); err != nil {
+		return fmt.Errorf("close writer of %s: %w", w.dataDir, err)
+	}
+	return nil
 }
 
 func (w *KeyValueWriter) fail(err error) error {

@@ -3,16 +3,21 @@ package write_test
 import (
 	"context"
 	"os"
+	"path"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // heapSampler records the largest HeapInuse seen until stop is called.
@@ -147,40 +152,31 @@ func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
 // changelog-producer none (universal compaction when the runs call for it)
 // and lookup (level 0 compacted up at every commit, each key looked up in
 // the levels above and its changelog written): the cost of the lookup
-// changelog per committed row.
+// changelog per committed row. The 1mb-cache variants set
+// lookup.cache-max-memory-size far below the decoded table: its files
+// above level 0 go to local lookup files, read once from the table's
+// storage (lookup-1mb-cache), or, without local files
+// (lookup.cache-max-disk-size 0, lakecore before local files), are read
+// forward from the table's storage at every commit. data-file-opens/commit
+// and data-MiB-read/commit count the data files opened from the table's
+// storage and the bytes read from them, by compactions and lookups.
 //
 //	go test ./lakecore/write -run '^$' -bench LookupChangelogCommits -benchtime=1x
 func BenchmarkLookupChangelogCommits(b *testing.B) {
 	const commits, perCommit, keys = 20, 20_000, 200_000
-	for _, variant := range []string{"none", "lookup", "lookup-1mb-cache"} {
+	for _, variant := range []string{"none", "lookup", "lookup-1mb-cache", "lookup-1mb-cache-no-disk"} {
 		producer, options := variant, map[string]string{"bucket": "2"}
-		if variant == "lookup-1mb-cache" {
-			// lookup.cache-max-memory-size far below the decoded table: the
-			// files above level 0 are read forward once per compaction
-			// instead of cached.
+		if strings.HasPrefix(variant, "lookup-1mb-cache") {
 			producer, options["lookup.cache-max-memory-size"] = "lookup", "1mb"
+			if strings.HasSuffix(variant, "no-disk") {
+				options["lookup.cache-max-disk-size"] = "0"
+			}
 		}
 		options["changelog-producer"] = producer
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
-				fio, err := storage.NewLocal(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
 				ctx := context.Background()
-				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
-					PrimaryKeys: []string{"id"},
-					Options:     options,
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				committer := tbl.NewCommitter("bench")
-				w, err := tbl.NewKeyValueWriter(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
+				fio, w, committer := newLookupBenchTable(b, options)
 				start, cpu := time.Now(), cpuTime()
 				var changelog int64
 				for c := range commits {
@@ -204,10 +200,137 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 					}
 				}
 				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
 				b.ReportMetric(float64(commits*perCommit)/elapsed.Seconds(), "rows/s")
 				b.ReportMetric(float64(commits*perCommit)/cpu.Seconds(), "rows/cpu-s")
 				b.ReportMetric(float64(elapsed.Milliseconds())/commits, "ms/commit")
 				b.ReportMetric(float64(changelog), "changelog-records")
+				b.ReportMetric(float64(fio.dataOpens.Load())/commits, "data-file-opens/commit")
+				b.ReportMetric(float64(fio.dataBytes.Load())/commits/(1<<20), "data-MiB-read/commit")
+			}
+		})
+	}
+}
+
+// newLookupBenchTable creates a primary-key table (id BIGINT, name
+// STRING, v BIGINT) with options in a fresh local warehouse, read through
+// an openCounter, and returns a writer keeping its local lookup files in a
+// temp dir, and a committer.
+func newLookupBenchTable(b *testing.B, options map[string]string) (*openCounter, *write.KeyValueWriter, *commit.Committer) {
+	local, err := storage.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	fio := &openCounter{FileIO: local}
+	ctx := context.Background()
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
+		PrimaryKeys: []string{"id"},
+		Options:     options,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.SetLocalDir(b.TempDir())
+	return fio, w, tbl.NewCommitter("bench")
+}
+
+// openCounter counts the data files opened through it and the bytes read
+// from them.
+type openCounter struct {
+	storage.FileIO
+	dataOpens, dataBytes atomic.Int64
+}
+
+func (o *openCounter) Open(ctx context.Context, p string) (storage.File, error) {
+	f, err := o.FileIO.Open(ctx, p)
+	if err != nil || !strings.HasPrefix(path.Base(p), "data-") {
+		return f, err
+	}
+	o.dataOpens.Add(1)
+	return &countedFile{File: f, bytes: &o.dataBytes}, nil
+}
+
+type countedFile struct {
+	storage.File
+	bytes *atomic.Int64
+}
+
+func (f *countedFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := f.File.ReadAt(p, off)
+	f.bytes.Add(int64(n))
+	return n, err
+}
+
+// BenchmarkLookupLargeUpperLevels commits 10 batches of 5,000 upserts into
+// a lookup-changelog table (bucket = 2) that already holds 400,000 rows in
+// its upper levels: each commit compacts its level-0 file up and looks
+// its keys up in those levels. With lookup.cache-max-memory-size 1mb the
+// upper levels do not fit memory: local lookup files keep them
+// (local-files), or, without them (lookup.cache-max-disk-size 0, lakecore
+// before local files), every commit reads them again from the table's
+// storage (forward-reads); in-memory has the default 256 MiB, which holds
+// them decoded. data-MiB-read/commit is what the commits read from the
+// table's storage (an S3 GET each open, and its bytes).
+//
+//	go test ./lakecore/write -run '^$' -bench LookupLargeUpperLevels -benchtime=1x
+func BenchmarkLookupLargeUpperLevels(b *testing.B) {
+	const rows, commits, perCommit = 400_000, 10, 5_000
+	for _, variant := range []string{"in-memory", "local-files", "forward-reads"} {
+		options := map[string]string{"bucket": "2", "changelog-producer": "lookup"}
+		switch variant {
+		case "local-files":
+			options["lookup.cache-max-memory-size"] = "1mb"
+		case "forward-reads":
+			options["lookup.cache-max-memory-size"] = "1mb"
+			options["lookup.cache-max-disk-size"] = "0"
+		}
+		b.Run(variant, func(b *testing.B) {
+			for b.Loop() {
+				ctx := context.Background()
+				fio, w, committer := newLookupBenchTable(b, options)
+				commit := func(id int64) {
+					msgs, err := w.Prepare(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := committer.Commit(ctx, id, msgs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				for n := range int64(rows) {
+					if err := w.Write(ctx, kv.Insert, []any{n, "customer name " + strconv.FormatInt(n*7919%100_003, 10), n}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				commit(1)
+				b.StartTimer()
+				opens, read := fio.dataOpens.Load(), fio.dataBytes.Load()
+				start, cpu := time.Now(), cpuTime()
+				for c := range int64(commits) {
+					for i := range int64(perCommit) {
+						n := (c*perCommit + i) * 7919 % rows
+						if err := w.Write(ctx, kv.Insert, []any{n, "renamed " + strconv.FormatInt(c, 10), n + c}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					commit(c + 2)
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(elapsed.Milliseconds())/commits, "ms/commit")
+				b.ReportMetric(float64(cpu.Milliseconds())/commits, "cpu-ms/commit")
+				b.ReportMetric(float64(fio.dataOpens.Load()-opens)/commits, "data-file-opens/commit")
+				b.ReportMetric(float64(fio.dataBytes.Load()-read)/commits/(1<<20), "data-MiB-read/commit")
 			}
 		})
 	}

@@ -10,38 +10,10 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 )
-
-// levelLookup finds the record of a key in the levels above 0 of one
-// bucket, as LookupLevels does for a lookup compaction (with
-// PersistValueProcessor: the key's full KeyValue). Java builds a local
-// sorted lookup file per data file, kept under lookup.cache-max-disk-size
-// and lookup.cache-file-retention; lakecore instead keeps the decoded
-// records of each data file it has looked into in memory, in key order,
-// until the file leaves the bucket (Levels.DropFileCallback). The memory
-// held is therefore bounded by the decoded size of the bucket's files above
-// level 0 that compactions of level 0 have touched, and by
-// lookup.cache-max-memory-size (default 256 MiB) for all buckets of the
-// writer together: beyond it the least recently used files are dropped
-// and read again when needed, and a compaction whose files would not fit
-// reads them forward instead (lookupAbove). After a restart the cache is
-// empty and is filled again from the files on first use.
-type levelLookup struct {
-	records map[string]*cachedFile
-}
-
-// cachedFile is the decoded records of one data file, their estimated
-// size and when they were last used (the writer's lookupTick).
-type cachedFile struct {
-	recs  []*mergetree.KeyValue
-	bytes int64
-	used  int64
-}
-
-// defaultLookupCacheSize is lookup.cache-max-memory-size's default.
-const defaultLookupCacheSize = 256 << 20
 
 // lookupLevel is the files of one level, in key order, with decoded key
 // ranges.
@@ -51,6 +23,22 @@ type lookupLevel struct {
 	lo, hi [][]any
 }
 
+// lookupMode is how a lookup compaction reads the files above its output
+// level that the writer's lookupCache does not hold yet.
+type lookupMode int
+
+const (
+	// lookupInMemory decodes each whole file into memory (when the files
+	// are expected to fit lookup.cache-max-memory-size).
+	lookupInMemory lookupMode = iota
+	// lookupLocal builds a local lookup file of each (when they are
+	// expected to fit lookup.cache-max-disk-size).
+	lookupLocal
+	// lookupForward reads each forward, once per compaction, keeping
+	// nothing.
+	lookupForward
+)
+
 // lookupAbove returns the function a lookup compaction of b with output
 // level out asks for a key's record: the first level above out whose file
 // holds the key, as LookupLevels.lookup(key, out + 1) does. The levels are
@@ -59,27 +47,41 @@ type lookupLevel struct {
 // in its file's vector (the merge replaces it), and rows already deleted
 // are passed over: call it only for keys whose merge takes the result.
 //
+// The files come from the writer's lookupCache (decoded records in memory,
+// or a local lookup file, of which one block is read per lookup); a file
+// it does not hold is read from the table's storage once: into memory when
+// the files the compaction lacks are expected to fit
+// lookup.cache-max-memory-size (estimated from their sizes), into a local
+// lookup file otherwise. When neither fits (or local files are off:
+// lookup.cache-max-disk-size = 0, or the local disk failed) such files are
+// read forward instead, one open file per level, each at most once per
+// compaction: caching them would evict the file the next key needs, and
+// every key would read a whole file again. Once a file this compaction
+// used had to make room (the estimates are rough), the next mode is taken
+// for the rest: local files after memory, forward reads after local
+// files.
+//
 // The keys must come in ascending order, as a compaction merges them.
-// When the decoded files above out would not fit lookup.cache-max-memory-size
-// (estimated from their sizes), the files not cached are read forward
-// instead, one open file per level, each at most once per compaction:
-// caching them would evict the file the next key needs, and every key would
-// decode a whole file again. Call the returned close when the compaction is
-// done with the lookups.
+// Call the returned close when the compaction is done with the lookups.
 func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), func(), error) {
+	c := &w.lookups
+	c.expire(w.o.Now())
 	if b.lookup == nil {
-		b.lookup = &levelLookup{records: map[string]*cachedFile{}}
+		b.lookup = &levelLookup{files: map[string]*lookupFile{}}
 	}
 	byLevel := map[int32]*lookupLevel{}
 	var levels []*lookupLevel
-	var uncached int64
+	var missing, missingLocal, neededLocal int64
 	for i := range b.files {
 		f := &b.files[i]
 		if f.Level <= out {
 			continue
 		}
-		if _, ok := b.lookup.records[f.FileName]; !ok {
-			uncached += f.FileSize
+		if e := b.lookup.files[f.FileName]; e == nil || (e.recs == nil && e.local == nil) {
+			missing += f.FileSize
+			missingLocal += c.localEstimate(f.FileSize)
+		} else if e.local != nil {
+			neededLocal += e.local.Size()
 		}
 		l := byLevel[f.Level]
 		if l == nil {
@@ -110,17 +112,70 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 		}
 		l.files, l.lo, l.hi = files, lo, hi
 	}
-	order := &w.engine.Order
+	mode := lookupInMemory
 	// Decoded records take several times their Parquet bytes.
-	stream := uncached*decodedPerFileByte > w.lookupBudget-w.lookupUsed
-	// The cache may still turn out too small (the estimate is rough): once
-	// a file this compaction used had to make room, the rest is read
-	// forward too.
-	start := w.lookupTick
+	if missing*decodedPerFileByte > c.memBudget-c.memUsed {
+		mode = lookupLocal
+		if !c.diskEnabled() || neededLocal+missingLocal > c.diskBudget {
+			mode = lookupForward
+		}
+	}
+	next := func() {
+		if mode == lookupInMemory && c.diskEnabled() {
+			mode = lookupLocal
+		} else {
+			mode = lookupForward
+		}
+	}
+	start := c.tick
 	cursors := make([]fileCursor, len(levels))
 	closeAll := func() {
 		for i := range cursors {
 			cursors[i].close()
+		}
+	}
+	order := &w.engine.Order
+	// find looks the key of value up in data file f: the record and its
+	// row position, or nil.
+	find := func(f *manifest.DataFileMeta, li int, value, key []any) (*mergetree.KeyValue, int64, error) {
+		for attempt := 0; ; attempt++ {
+			e := b.lookup.files[f.FileName]
+			var evicted bool
+			var err error
+			switch {
+			case e != nil && e.recs != nil:
+				c.touch(e.recs)
+			case e != nil && e.local != nil:
+			case mode == lookupInMemory:
+				e, evicted, err = w.loadRecords(ctx, b, f, start)
+			case mode == lookupLocal:
+				e, evicted, err = w.buildLocal(ctx, b, f, start)
+				if err == nil && e == nil {
+					mode = lookupForward // the local disk failed
+				}
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			if evicted {
+				next()
+			}
+			switch {
+			case e != nil && e.recs != nil:
+				recs := e.recs.recs
+				n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
+				if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
+					return recs[n], int64(n), nil
+				}
+				return nil, 0, nil
+			case e != nil && e.local != nil:
+				rec, pos, err := w.searchLocal(e, key, start)
+				if errors.Is(err, lookupfile.ErrCorrupt) && attempt == 0 {
+					continue // deleted: built again, or read forward
+				}
+				return rec, pos, err
+			}
+			return cursors[li].seek(ctx, w, b, f, order, value)
 		}
 	}
 	var prev []any
@@ -138,23 +193,9 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 				continue
 			}
 			f := &b.files[l.files[i]]
-			var rec *mergetree.KeyValue
-			var j int64
-			if _, cached := b.lookup.records[f.FileName]; cached || !stream {
-				recs, evicted, err := w.fileRecords(ctx, b, f, start)
-				if err != nil {
-					return nil, err
-				}
-				stream = stream || evicted
-				n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
-				if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
-					rec, j = recs[n], int64(n)
-				}
-			} else {
-				var err error
-				if rec, j, err = cursors[li].seek(ctx, w, b, f, order, value); err != nil {
-					return nil, err
-				}
+			rec, j, err := find(f, li, value, key)
+			if err != nil {
+				return nil, err
 			}
 			if rec != nil {
 				if b.dvs != nil {
@@ -199,15 +240,11 @@ type fileCursor struct {
 func (c *fileCursor) seek(ctx context.Context, w *KeyValueWriter, b *kvBucket, f *manifest.DataFileMeta, order *mergetree.RecordOrder, value []any) (*mergetree.KeyValue, int64, error) {
 	if c.r == nil || c.name != f.FileName {
 		c.close()
-		split, err := w.bucketSplit(b)
+		r, err := w.openRemote(ctx, b, f)
 		if err != nil {
 			return nil, 0, err
 		}
-		split.Files = []manifest.DataFileMeta{*f}
-		if c.r, err = w.reader.OpenRun(ctx, split); err != nil {
-			return nil, 0, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
-		}
-		c.name, c.cur, c.pos, c.eof = f.FileName, nil, -1, false
+		c.r, c.name, c.cur, c.pos, c.eof = r, f.FileName, nil, -1, false
 	}
 	for !c.eof && (c.cur == nil || order.CompareKeys(c.cur.Value, value) < 0) {
 		rec, err := c.r.Next(ctx)
@@ -235,81 +272,13 @@ func (c *fileCursor) close() {
 	*c = fileCursor{}
 }
 
-// fileRecords returns the records of a data file of b, in key order,
-// reading the file on first use.
-//
-// evictedSince reports whether making room for the file dropped a cached
-// file last used after tick since: one the running compaction needs.
-func (w *KeyValueWriter) fileRecords(ctx context.Context, b *kvBucket, f *manifest.DataFileMeta, since int64) (recs []*mergetree.KeyValue, evictedSince bool, err error) {
-	w.lookupTick++
-	if c, ok := b.lookup.records[f.FileName]; ok {
-		c.used = w.lookupTick
-		return c.recs, false, nil
-	}
-	split, err := w.bucketSplit(b)
-	if err != nil {
-		return nil, false, err
-	}
-	split.Files = []manifest.DataFileMeta{*f}
-	r, err := w.reader.OpenRun(ctx, split)
-	if err != nil {
-		return nil, false, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
-	}
-	defer r.Close()
-	for {
-		rec, err := r.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("lookup in bucket %d of %s: %w", b.bucket, b.dir, err)
-		}
-		recs = append(recs, rec)
-	}
-	c := &cachedFile{recs: recs, used: w.lookupTick, bytes: 64 + 8*int64(cap(recs))}
-	for _, r := range recs {
-		c.bytes += 48 + estimateRow(r.Value)
-	}
-	b.lookup.records[f.FileName] = c
-	w.lookupUsed += c.bytes
-	return recs, w.evictLookups(c, since), nil
-}
-
-// evictLookups drops the least recently used cached files of all buckets
-// but keep until the cache fits lookup.cache-max-memory-size, and reports
-// whether it dropped one last used after tick since.
-func (w *KeyValueWriter) evictLookups(keep *cachedFile, since int64) (evictedSince bool) {
-	for w.lookupUsed > w.lookupBudget {
-		var victim *levelLookup
-		var name string
-		var oldest *cachedFile
-		for _, b := range w.order {
-			if b.lookup == nil {
-				continue
-			}
-			for n, c := range b.lookup.records {
-				if c != keep && (oldest == nil || c.used < oldest.used) {
-					victim, name, oldest = b.lookup, n, c
-				}
-			}
-		}
-		if oldest == nil {
-			return evictedSince // keep alone is over the budget: it is in use
-		}
-		evictedSince = evictedSince || oldest.used > since
-		delete(victim.records, name)
-		w.lookupUsed -= oldest.bytes
-	}
-	return evictedSince
-}
-
 // dropLookup frees the lookup cache of b, which leaves the writer.
 func (w *KeyValueWriter) dropLookup(b *kvBucket) {
 	if b.lookup == nil {
 		return
 	}
-	for _, c := range b.lookup.records {
-		w.lookupUsed -= c.bytes
+	for _, f := range b.lookup.files {
+		w.lookups.drop(f)
 	}
 	b.lookup = nil
 }
@@ -321,8 +290,8 @@ type changelogMerge interface {
 	Drain() []*mergetree.KeyValue
 }
 
-// forgetDropped drops the cached records of files no longer among b's
-// (Levels.DropFileCallback).
+// forgetDropped drops what the lookup cache holds of files no longer
+// among b's (Levels.DropFileCallback).
 func (w *KeyValueWriter) forgetDropped(b *kvBucket) {
 	if b.lookup == nil {
 		return
@@ -331,10 +300,9 @@ func (w *KeyValueWriter) forgetDropped(b *kvBucket) {
 	for i := range b.files {
 		live[b.files[i].FileName] = true
 	}
-	for name, c := range b.lookup.records {
+	for name, f := range b.lookup.files {
 		if !live[name] {
-			delete(b.lookup.records, name)
-			w.lookupUsed -= c.bytes
+			w.lookups.drop(f)
 		}
 	}
 }
