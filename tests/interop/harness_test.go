@@ -34,7 +34,7 @@ var env struct {
 	here        string // tests/interop
 	fixtures    string // shared/fixtures/paimon ("" if absent)
 	unavailable string
-	oracles     map[string]*oracle.Process // java1, java2, py
+	oracles     map[string]*oracle.Process // java1, java2, py, flink
 }
 
 // cleanups run when the test binary ends (after every test).
@@ -45,6 +45,7 @@ const (
 	java1 = "java1" // Java Paimon 1.4.2
 	java2 = "java2" // Java Paimon 2.0.0
 	py    = "py"    // pypaimon 2.1.0
+	flink = "flink" // Flink 2.0.0 SQL with paimon-flink-2.0 2.0.0 (flink_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -89,6 +90,7 @@ func setupEnv() error {
 	need := []string{
 		filepath.Join(env.here, "java", "target", "paimon1", "paimon-interop.jar"),
 		filepath.Join(env.here, "java", "target", "paimon2", "paimon-interop.jar"),
+		filepath.Join(env.here, "java", "target", "flink2", "paimon-interop.jar"),
 		filepath.Join(env.here, ".venv", "bin", "python"),
 	}
 	built := true
@@ -114,6 +116,7 @@ func setupEnv() error {
 		java1: oracle.New(java1, javaBin, oracle.Paimon1, "batch"),
 		java2: oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
 		py:    oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
+		flink: oracle.New(flink, filepath.Join(env.here, "bin", "flink-sql"), "batch"),
 	}
 	return nil
 }
@@ -165,6 +168,9 @@ type readOpts struct {
 
 // oracleRead returns the sorted canonical lines an oracle reads.
 func oracleRead(name string, ref tableRef, o readOpts) ([]string, error) {
+	if name == flink {
+		return flinkRead(ref, o)
+	}
 	args := append([]string{"read"}, ref.flags()...)
 	if o.snapshot > 0 {
 		args = append(args, "--snapshot", fmt.Sprint(o.snapshot))

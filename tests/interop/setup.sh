@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and builds the interop oracles (see README.md); idempotent and fast when nothing changed.
 #   1. the Paimon 2.0.0 jar that Maven's resolver cannot fetch (its parent POM is not served), checked by SHA-1
-#   2. the Java oracle for Paimon 1.x and 2.x:  java/target/paimon{1,2}/{paimon-interop.jar,classpath.txt}
+#   2. the Java oracle for Paimon 1.x and 2.x:  java/target/paimon{1,2}/{paimon-interop.jar,classpath.txt},
+#      and the Flink SQL oracle (Flink 2.0.0 + paimon-flink-2.0 2.0.0): java/target/flink2/
 #   3. the Python venv tests/interop/.venv with python/requirements.txt (pypaimon, pyarrow, duckdb)
 # Caches: <repo>/.cache/m2 (Maven), <repo>/.cache/pip, <repo>/.cache/paimon-jars (all git-ignored).
 # Env: PYTHON (default python3), JAVA_HOME/java and mvn from PATH. Exit 1 with the list of what is missing.
@@ -61,7 +62,7 @@ PY
 fi
 
 # 2. Java oracle ---------------------------------------------------------------------------------------------
-for line in paimon1 paimon2; do
+for line in paimon1 paimon2 flink2; do
   jar="$here/java/target/$line/paimon-interop.jar"
   cp="$here/java/target/$line/classpath.txt"
   stale=1
@@ -97,4 +98,5 @@ fi
 # smoke test: prints the versions in use
 "$here/bin/paimon-java" paimon1 version
 "$here/bin/paimon-java" paimon2 version
+"$here/bin/flink-sql" version
 "$venv/bin/python" "$here/python/paimon_py.py" version

@@ -218,6 +218,16 @@ public final class Main {
      * by the line {"__done__":true,"ok":true} or {"__done__":true,"ok":false,"error":"..."}.
      */
     static void batch(PrintStream out) throws java.io.IOException {
+        batch(out, Main::run);
+    }
+
+    /** One command of a batch: its arguments as on the command line, its output lines to out. */
+    interface Command {
+        void run(String[] args, PrintStream out) throws Exception;
+    }
+
+    /** {@link #batch(PrintStream)} for another set of commands (the Flink SQL oracle's). */
+    static void batch(PrintStream out, Command command) throws java.io.IOException {
         com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
         java.io.BufferedReader in = new java.io.BufferedReader(
                 new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -231,7 +241,7 @@ public final class Main {
                 if (a.length > 0 && (a[0].equals("batch") || a[0].equals("canon-float"))) {
                     throw new UsageException(a[0] + " inside batch");
                 }
-                run(a, out);
+                command.run(a, out);
             } catch (Throwable e) {
                 error = describe(e);
             }
