@@ -34,7 +34,7 @@ var env struct {
 	here        string // tests/interop
 	fixtures    string // shared/fixtures/paimon ("" if absent)
 	unavailable string
-	oracles     map[string]*oracle.Process // java1, java2, py
+	oracles     map[string]*oracle.Process // java1, java2, py, spark
 }
 
 // cleanups run when the test binary ends (after every test).
@@ -45,6 +45,7 @@ const (
 	java1 = "java1" // Java Paimon 1.4.2
 	java2 = "java2" // Java Paimon 2.0.0
 	py    = "py"    // pypaimon 2.1.0
+	spark = "spark" // Spark SQL: pyspark 3.5.2 with paimon-spark-3.5 0.9.0 (spark_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -90,6 +91,7 @@ func setupEnv() error {
 		filepath.Join(env.here, "java", "target", "paimon1", "paimon-interop.jar"),
 		filepath.Join(env.here, "java", "target", "paimon2", "paimon-interop.jar"),
 		filepath.Join(env.here, ".venv", "bin", "python"),
+		filepath.Join(env.root, ".cache", "paimon-jars", "paimon-spark-3.5-0.9.0.jar"),
 	}
 	built := true
 	for _, p := range need {
@@ -114,6 +116,7 @@ func setupEnv() error {
 		java1: oracle.New(java1, javaBin, oracle.Paimon1, "batch"),
 		java2: oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
 		py:    oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
+		spark: oracle.New(spark, pyBin, filepath.Join(env.here, "python", "spark_sql.py"), "batch"),
 	}
 	return nil
 }
