@@ -148,6 +148,10 @@ func sparkAppendRow(id int) json.RawMessage {
 // sparkAppendTable writes the append table with lakecore: 4 commits of 8
 // rows into two buckets of partitions (p, dt).
 func sparkAppendTable(t *testing.T, wh string) *goTable {
+	return runGoSpec(t, wh, "spark_append", sparkAppendSpec())
+}
+
+func sparkAppendSpec() *specFile {
 	s := &specFile{
 		Schema:        sparkAppendSchema,
 		PartitionKeys: []string{"p", "dt"},
@@ -160,7 +164,28 @@ func sparkAppendTable(t *testing.T, wh string) *goTable {
 		}
 		s.Commits = append(s.Commits, appendStep(rows...))
 	}
-	return runGoSpec(t, wh, "spark_append", s)
+	return s
+}
+
+// sparkEvolvedTable is the append table with columns added (lakecore's
+// AddColumns) after its second commit: older files lack them.
+func sparkEvolvedTable(t *testing.T, wh string) *goTable {
+	s := sparkAppendSpec()
+	alter := specCommit{Kind: "alter", AddColumns: []specField{{"added", "STRING"}, {"added_row", "ROW<x DOUBLE>"}}}
+	s.Commits = append(s.Commits[:2], append([]specCommit{alter}, s.Commits[2:]...)...)
+	for _, c := range s.Commits[3:] {
+		for i, r := range c.Rows {
+			var obj map[string]any
+			if err := json.Unmarshal(r, &obj); err != nil {
+				t.Fatal(err)
+			}
+			id := obj["id"].(float64)
+			obj["added"] = fmt.Sprintf("added%v", id)
+			obj["added_row"] = map[string]any{"x": id / 4}
+			c.Rows[i], _ = json.Marshal(obj)
+		}
+	}
+	return runGoSpec(t, wh, "spark_evolved", s)
 }
 
 // sparkUnpushed are WHERE clauses Spark cannot push into Paimon's scan
@@ -211,6 +236,31 @@ func sparkKnownVerdict(t *testing.T, w where, k sparkKnownIssue, want, got []str
 	default:
 		t.Skipf("KNOWN: %s\n%s: %s", k.reason, w, k.errorText)
 	}
+}
+
+// sparkCondition rewrites a filter of the oracles' language as Spark SQL:
+// the same but for string literals, where Spark escapes a quote with a
+// backslash: it reads a doubled quote as the end of one literal and the
+// start of the next, and concatenates the two.
+func sparkCondition(f string) string {
+	var b strings.Builder
+	in := false
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		switch {
+		case c == '\'' && in && i+1 < len(f) && f[i+1] == '\'':
+			b.WriteString(`\'`)
+			i++
+		case c == '\'':
+			in = !in
+			b.WriteByte(c)
+		case c == '\\' && in:
+			b.WriteString(`\\`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // sparkLiteral renders Spark SQL's literal of a canonical value (decoded
@@ -403,7 +453,7 @@ func checkSparkAppendNow(t *testing.T, g *goTable, writer, phase string) {
 			t.Errorf("table %s: filter %s selects %d of %d rows: the data does not exercise it", name, model, len(wantF), len(want))
 		}
 		t.Run("filter "+f, func(t *testing.T) {
-			q := "SELECT * FROM " + tbl + " WHERE " + f
+			q := "SELECT * FROM " + tbl + " WHERE " + sparkCondition(f)
 			got, err := sparkSQL(wh, q)
 			w := where{table: name, writer: writer, reader: sparkReader, query: q}
 			if k, ok := sparkKnown[f]; ok {
@@ -488,7 +538,16 @@ func checkSparkAppendNow(t *testing.T, g *goTable, writer, phase string) {
 		if !ok {
 			return nil, false, nil
 		}
-		l, err := canonicalRows(fields, project(st.fields, st.rows, fields))
+		// in the snapshot's own schema (README finding 12)
+		snap, err := g.tb.Snapshots().Get(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		sch, err := g.tb.Schemas().Get(ctx, snap.SchemaID)
+		if err != nil {
+			return nil, false, err
+		}
+		l, err := canonicalRows(sch.Fields, project(st.fields, st.rows, sch.Fields))
 		return l, true, err
 	})
 }
@@ -555,6 +614,11 @@ type sparkPKTable struct {
 }
 
 func newSparkPKTable(t *testing.T, wh string) *sparkPKTable {
+	return newSparkPKTableWith(t, wh, "spark_pk", nil)
+}
+
+// newSparkPKTableWith is newSparkPKTable with a name and more options.
+func newSparkPKTableWith(t *testing.T, wh, name string, options map[string]string) *sparkPKTable {
 	t.Helper()
 	ctx := ctxT(t)
 	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
@@ -565,15 +629,18 @@ func newSparkPKTable(t *testing.T, wh string) *sparkPKTable {
 		{Name: "k", Type: types.BigIntType()}, {Name: "pt", Type: types.StringType()},
 		{Name: "s", Type: types.StringType()}, {Name: "v", Type: types.BigIntType()},
 	}
-	tb, err := cat.CreateTable(ctx, "interop", "spark_pk", lakecore.TableSpec{
-		Fields: fields, PrimaryKeys: []string{"k", "pt"}, PartitionKeys: []string{"pt"},
-		Options: map[string]string{"bucket": "2", "merge-engine": "deduplicate"},
+	opts := map[string]string{"bucket": "2", "merge-engine": "deduplicate"}
+	for k, v := range options {
+		opts[k] = v
+	}
+	tb, err := cat.CreateTable(ctx, "interop", name, lakecore.TableSpec{
+		Fields: fields, PrimaryKeys: []string{"k", "pt"}, PartitionKeys: []string{"pt"}, Options: opts,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &sparkPKTable{
-		name: "spark_pk", ref: tableRef{wh, "interop", "spark_pk"}, tb: tb, committer: tb.NewCommitter("interop-go"),
+		name: name, ref: tableRef{wh, "interop", name}, tb: tb, committer: tb.NewCommitter("interop-go"),
 		rng: rand.New(rand.NewPCG(21, 5)), fields: tb.Schema().Fields, model: map[[2]any][]any{}, states: map[int64][]string{},
 	}
 	for range 5 {
@@ -661,8 +728,22 @@ func (p *sparkPKTable) record(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("latest snapshot of %s: %v", p.ref, err)
 	}
+	prev := p.states[p.lastID]
+	dv := p.tb.Schema().Options["deletion-vectors.enabled"] == "true"
 	for id := p.lastID + 1; id <= latest; id++ {
 		p.states[id] = p.rows(t)
+		if dv && id < latest {
+			// README finding P7: a commit to a deletion-vectors table is
+			// an APPEND snapshot of level-0 files, which batch reads do
+			// not see, and the COMPACT that makes them visible
+			s, err := p.tb.Snapshots().Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.CommitKind == "APPEND" {
+				p.states[id] = prev
+			}
+		}
 	}
 	p.lastID = latest
 }
@@ -717,7 +798,7 @@ func checkSparkPKNow(t *testing.T, p *sparkPKTable, writer, phase string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := "SELECT * FROM " + tbl + " WHERE " + f
+		q := "SELECT * FROM " + tbl + " WHERE " + sparkCondition(f)
 		got, err := sparkSQL(wh, q)
 		sparkVerdict(t, where{table: name, writer: writer, reader: sparkReader, query: q}, wantF, got, err)
 	}
@@ -743,6 +824,25 @@ func TestSparkReadsGoTables(t *testing.T) {
 	t.Run("primary-key", func(t *testing.T) {
 		checkSparkPK(t, newSparkPKTable(t, wh), "go", "lakecore's 5 commits")
 	})
+	t.Run("append-evolved", func(t *testing.T) {
+		checkSparkAppend(t, sparkEvolvedTable(t, wh), "go", "lakecore's 4 commits, AddColumns after 2")
+	})
+	// lakecore's deletion vectors (a lookup compaction at every commit) and
+	// lookup changelog files
+	for name, opts := range map[string]map[string]string{
+		"spark_pk_dv":     {"deletion-vectors.enabled": "true"},
+		"spark_pk_lookup": {"changelog-producer": "lookup"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newSparkPKTableWith(t, wh, name, opts)
+			if snap, err := p.tb.Snapshots().Get(ctxT(t), p.lastID); err != nil {
+				t.Fatal(err)
+			} else if opts["deletion-vectors.enabled"] == "true" && snap.IndexManifest == nil {
+				t.Fatalf("table %s: lakecore wrote no deletion vectors (no index manifest in snapshot %d)", name, p.lastID)
+			}
+			checkSparkPK(t, p, "go", "lakecore's 5 commits")
+		})
+	}
 }
 
 // TestSparkInsert: Spark's INSERT INTO lakecore's tables (the append table:
