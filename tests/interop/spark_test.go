@@ -23,12 +23,14 @@ import (
 )
 
 // Spark SQL against lakecore's tables (README.md "Spark SQL"): Spark 3.5.2
-// (pyspark) with Paimon's Spark runtime paimon-spark-3.5 0.9.0, one Spark
-// session for the whole run (python/spark_sql.py in batch mode). Two tables
-// written by lakecore, an append table (partitioned by a STRING and a DATE,
-// two buckets, every type Spark maps) and a primary-key table (deduplicate,
-// partitioned, two buckets, inserts, updates and deletes over several
-// commits), each with a model: the rows lakecore wrote, merged by key.
+// (pyspark) with Paimon's Spark runtime paimon-spark-3.5 0.9.0, the newest
+// the registry serves, one Spark session for the whole run
+// (python/spark_sql.py in batch mode). lakecore writes append tables
+// (partitioned by a STRING and a DATE, two buckets, 17 types; one with
+// columns added) and deduplicate primary-key tables (partitioned, two
+// buckets, inserts, updates and deletes over several commits; plain, with
+// deletion vectors, with the lookup changelog), each with a model of its
+// rows at every snapshot, which lakecore's own read must equal first.
 // Every comparison names the table, snapshot, writer, reader and query.
 
 // sparkReader names the Spark reader in failure messages.
@@ -45,18 +47,15 @@ func sparkSQL(wh, query string) ([]string, error) {
 // sparkVerdict compares Spark's rows with the expected ones; a failure
 // lists where (table, snapshot, writer, reader, query), the row diff, and
 // both sets of rows.
-func sparkVerdict(t *testing.T, w where, want, got []string, err error) bool {
+func sparkVerdict(t *testing.T, w where, want, got []string, err error) {
 	t.Helper()
 	if err != nil {
 		t.Errorf("%s: %v", w, err)
-		return false
+		return
 	}
-	d := diffLines(w, want, got)
-	if d == "" {
-		return true
+	if d := diffLines(w, want, got); d != "" {
+		t.Errorf("%s  expected (%d):\n%s  actual (%d):\n%s", d, len(want), indentLines(want), len(got), indentLines(got))
 	}
-	t.Errorf("%s  expected (%d):\n%s  actual (%d):\n%s", d, len(want), indentLines(want), len(got), indentLines(got))
-	return false
 }
 
 func indentLines(lines []string) string {
