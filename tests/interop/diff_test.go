@@ -10,13 +10,15 @@ import (
 )
 
 // where names one comparison for the failure message: the table, the
-// snapshot (0 = latest), who wrote and who read, and the filter.
+// snapshot (0 = latest), who wrote and who read, and the filter or the
+// query (a SQL engine's).
 type where struct {
 	table    string
 	snapshot int64
 	writer   string
 	reader   string
 	filter   string
+	query    string
 }
 
 func (w where) String() string {
@@ -27,6 +29,9 @@ func (w where) String() string {
 	s := fmt.Sprintf("table %s, snapshot %s, written by %s, read by %s", w.table, snap, w.writer, w.reader)
 	if w.filter != "" {
 		s += ", filter [" + w.filter + "]"
+	}
+	if w.query != "" {
+		s += ", query [" + w.query + "]"
 	}
 	return s
 }

@@ -34,7 +34,7 @@ var env struct {
 	here        string // tests/interop
 	fixtures    string // shared/fixtures/paimon ("" if absent)
 	unavailable string
-	oracles     map[string]*oracle.Process // java1, java2, py, flink
+	oracles     map[string]*oracle.Process // java1, java2, py, flink, spark
 }
 
 // cleanups run when the test binary ends (after every test).
@@ -46,6 +46,7 @@ const (
 	java2 = "java2" // Java Paimon 2.0.0
 	py    = "py"    // pypaimon 2.1.0
 	flink = "flink" // Flink 2.0.0 SQL with paimon-flink-2.0 2.0.0 (flink_test.go)
+	spark = "spark" // Spark SQL: pyspark 3.5.2 with paimon-spark-3.5 0.9.0 (spark_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -92,6 +93,7 @@ func setupEnv() error {
 		filepath.Join(env.here, "java", "target", "paimon2", "paimon-interop.jar"),
 		filepath.Join(env.here, "java", "target", "flink2", "paimon-interop.jar"),
 		filepath.Join(env.here, ".venv", "bin", "python"),
+		filepath.Join(env.root, ".cache", "paimon-jars", "paimon-spark-3.5-0.9.0.jar"),
 	}
 	built := true
 	for _, p := range need {
@@ -117,6 +119,7 @@ func setupEnv() error {
 		java2: oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
 		py:    oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
 		flink: oracle.New(flink, filepath.Join(env.here, "bin", "flink-sql"), "batch"),
+		spark: oracle.New(spark, pyBin, filepath.Join(env.here, "python", "spark_sql.py"), "batch"),
 	}
 	return nil
 }

@@ -3,7 +3,9 @@
 #   1. the Paimon 2.0.0 jar that Maven's resolver cannot fetch (its parent POM is not served), checked by SHA-1
 #   2. the Java oracle for Paimon 1.x and 2.x:  java/target/paimon{1,2}/{paimon-interop.jar,classpath.txt},
 #      and the Flink SQL oracle (Flink 2.0.0 + paimon-flink-2.0 2.0.0): java/target/flink2/
-#   3. the Python venv tests/interop/.venv with python/requirements.txt (pypaimon, pyarrow, duckdb)
+#   3. the Python venv tests/interop/.venv with python/requirements.txt (pypaimon, pyarrow, duckdb, pyspark)
+#   4. Spark SQL: Paimon's Spark runtime jar paimon-spark-3.5 0.9.0 (the only one the registry serves), checked
+#      by SHA-1, for pyspark 3.5.2 (python/spark_sql.py)
 # Caches: <repo>/.cache/m2 (Maven), <repo>/.cache/pip, <repo>/.cache/paimon-jars (all git-ignored).
 # Env: PYTHON (default python3), JAVA_HOME/java and mvn from PATH. Exit 1 with the list of what is missing.
 set -euo pipefail
@@ -15,6 +17,10 @@ python="${PYTHON:-python3}"
 m2="$cache/m2"
 paimon2_version=2.0.0
 paimon2_jar="$cache/paimon-jars/paimon-flink-2.0-$paimon2_version.jar"
+# Spark: the registry serves paimon-spark-3.5 up to 0.9.0 only (README "Spark SQL"); built for Spark 3.5.2, Scala 2.12
+paimon_spark_version=0.9.0
+paimon_spark_jar="$cache/paimon-jars/paimon-spark-3.5-$paimon_spark_version.jar"
+paimon_spark_sha1=8dfa6c87a1b9ca142bbb40fc0dbf4329746ca699 # the registry's .sha1 of paimon-spark-3.5-0.9.0.jar
 
 log() { printf 'interop-setup: %s\n' "$*" >&2; }
 
@@ -38,27 +44,40 @@ fi
 
 mvn_q=(mvn -B -q -Dstyle.color=never -Dmaven.repo.local="$m2")
 
-# 1. Paimon 2.0.0 -------------------------------------------------------------------------------------------
-if [[ ! -s "$paimon2_jar" ]]; then
-  mkdir -p "$(dirname "$paimon2_jar")"
-  # the repository Maven itself uses (mirrors from settings.xml applied), so no host is hard-coded here
-  repo_url="$(cd "$here/java" && "${mvn_q[@]}" org.apache.maven.plugins:maven-help-plugin:3.5.1:evaluate \
-    -Dexpression='project.remoteArtifactRepositories[0].url' -DforceStdout 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | tail -n1)"
-  rel="org/apache/paimon/paimon-flink-2.0/$paimon2_version/paimon-flink-2.0-$paimon2_version.jar"
+# fetch_jar REL DEST [SHA1]: downloads REL (a path in the repository) from the repository Maven itself uses (mirrors
+# from settings.xml applied, so no host is hard-coded here), checks it against the registry's .sha1 (and SHA1, the
+# pinned one, when given), stores it as DEST.
+repo_url=""
+fetch_jar() {
+  local rel="$1" dest="$2" pinned="${3:-}"
+  mkdir -p "$(dirname "$dest")"
+  if [[ -z "$repo_url" ]]; then
+    repo_url="$(cd "$here/java" && "${mvn_q[@]}" org.apache.maven.plugins:maven-help-plugin:3.5.1:evaluate \
+      -Dexpression='project.remoteArtifactRepositories[0].url' -DforceStdout 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g' | tail -n1)"
+  fi
   log "fetching $rel from $repo_url"
-  "$python" - "$repo_url/$rel" "$paimon2_jar" <<'PY'
-import hashlib, sys, urllib.request
-url, dest = sys.argv[1], sys.argv[2]
-data = urllib.request.urlopen(url, timeout=300).read()
-want = urllib.request.urlopen(url + ".sha1", timeout=60).read().decode().split()[0].strip()
+  "$python" - "$repo_url/$rel" "$dest" "$pinned" <<'PY'
+import hashlib, os, sys, urllib.request
+url, dest, pinned = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    data = urllib.request.urlopen(url, timeout=300).read()
+    want = urllib.request.urlopen(url + ".sha1", timeout=60).read().decode().split()[0].strip()
+except OSError as e:
+    sys.exit("cannot fetch %s: %s" % (url, e))
 got = hashlib.sha1(data).hexdigest()
 if got != want:
     sys.exit("sha1 mismatch for %s: got %s, registry says %s" % (url, got, want))
+if pinned and got != pinned:
+    sys.exit("sha1 of %s is %s, setup.sh pins %s" % (url, got, pinned))
 with open(dest + ".part", "wb") as fh:
     fh.write(data)
-import os
 os.replace(dest + ".part", dest)
 PY
+}
+
+# 1. Paimon 2.0.0 -------------------------------------------------------------------------------------------
+if [[ ! -s "$paimon2_jar" ]]; then
+  fetch_jar "org/apache/paimon/paimon-flink-2.0/$paimon2_version/paimon-flink-2.0-$paimon2_version.jar" "$paimon2_jar"
 fi
 
 # 2. Java oracle ---------------------------------------------------------------------------------------------
@@ -95,8 +114,17 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want_sum" ]]; then
   echo "$want_sum" > "$stamp"
 fi
 
+# 4. Spark SQL ----------------------------------------------------------------------------------------------
+# pyspark itself is pinned in python/requirements.txt (step 3); Paimon's Spark runtime is one shaded jar
+# (checked against the pinned SHA-1 on every run: 0.1 s)
+if [[ ! -s "$paimon_spark_jar" || "$(sha1sum "$paimon_spark_jar" | cut -d' ' -f1)" != "$paimon_spark_sha1" ]]; then
+  fetch_jar "org/apache/paimon/paimon-spark-3.5/$paimon_spark_version/paimon-spark-3.5-$paimon_spark_version.jar" \
+    "$paimon_spark_jar" "$paimon_spark_sha1"
+fi
+
 # smoke test: prints the versions in use
 "$here/bin/paimon-java" paimon1 version
 "$here/bin/paimon-java" paimon2 version
 "$here/bin/flink-sql" version
 "$venv/bin/python" "$here/python/paimon_py.py" version
+"$venv/bin/python" "$here/python/spark_sql.py" version
