@@ -215,7 +215,7 @@ Each batch of messages becomes rows of an https://paimon.apache.org[Apache Paimo
 table, or upserted and deleted by key in a primary-key table (` + "`create_table.primary_keys`" + `, ` + "`row_kind`" + `,
 ` + "`cdc_format`" + ` for Debezium, Canal, Maxwell and OGG envelopes). The rows are written as Parquet data files into their
 partition and bucket directories, and the files of the batches that are ready are committed together as one snapshot
-(` + "`snapshot/snapshot-N`" + `), exactly as Java Paimon lays a table out, so that Flink, Spark, Trino, StarRocks, DuckDB or
+(` + "`snapshot/snapshot-N`" + `), exactly as Java Paimon lays a table out, so that Flink SQL, Spark SQL, Java Paimon, DuckDB or
 pypaimon read it, and the ` + "`paimon`" + ` input tails it. An interpolated ` + "`table`" + ` writes many tables from one
 output; ` + "`source_position`" + ` makes delivery from a replaying source exactly once.
 
