@@ -39,11 +39,23 @@ type ftoken struct {
 
 // compileFilter compiles expr against fields.
 func compileFilter(expr string, fields []types.DataField) (rowPredicate, error) {
+	return compileFilterAs(expr, fields, false)
+}
+
+// compileSQLFilter is compileFilter with SQL's semantics for FLOAT and
+// DOUBLE, as a SQL engine's WHERE applies them (IEEE 754: a comparison
+// with NaN is false but for <>, -0.0 equals 0.0): what Flink SQL returns
+// for the filter made SQL (sqlFilter).
+func compileSQLFilter(expr string, fields []types.DataField) (rowPredicate, error) {
+	return compileFilterAs(expr, fields, true)
+}
+
+func compileFilterAs(expr string, fields []types.DataField, sql bool) (rowPredicate, error) {
 	toks, err := lexFilter(expr)
 	if err != nil {
 		return nil, fmt.Errorf("filter %q: %w", expr, err)
 	}
-	p := &fparser{toks: toks, fields: fields}
+	p := &fparser{toks: toks, fields: fields, sql: sql}
 	var conds []rowPredicate
 	for {
 		c, err := p.cond()
@@ -153,6 +165,33 @@ type fparser struct {
 	toks   []ftoken
 	pos    int
 	fields []types.DataField
+	sql    bool // SQL's float comparisons (compileSQLFilter)
+}
+
+// compare is compareValues with the parser's float semantics; ok false
+// when SQL's comparison is with NaN (every operator but <> is false).
+func (p *fparser) compare(t types.DataType, v, lit any) (c int, ok bool) {
+	if p.sql && (t.Kind == types.KindFloat || t.Kind == types.KindDouble) {
+		a, b := floatOf(v), floatOf(lit)
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return 0, false
+		}
+		switch {
+		case a < b:
+			return -1, true
+		case a > b:
+			return 1, true
+		}
+		return 0, true
+	}
+	return compareValues(t, v, lit), true
+}
+
+func floatOf(v any) float64 {
+	if f, ok := v.(float32); ok {
+		return float64(f)
+	}
+	return v.(float64)
 }
 
 func (p *fparser) isWord(w string) bool {
@@ -221,7 +260,7 @@ func (p *fparser) cond() (rowPredicate, error) {
 				return false
 			}
 			for _, l := range lits {
-				if compareValues(t, v, l) == 0 {
+				if c, ok := p.compare(t, v, l); ok && c == 0 {
 					return !not
 				}
 			}
@@ -261,7 +300,11 @@ func (p *fparser) cond() (rowPredicate, error) {
 		if row[idx] == nil {
 			return false
 		}
-		return ok(compareValues(t, row[idx], lit))
+		c, comparable := p.compare(t, row[idx], lit)
+		if !comparable {
+			return op == "!=" || op == "<>"
+		}
+		return ok(c)
 	}, nil
 }
 

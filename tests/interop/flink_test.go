@@ -98,6 +98,8 @@ func sqlFilter(expr string, fields []types.DataField) (string, error) {
 					lit = "TIMESTAMP " + strings.Replace(lit, "T", " ", 1)
 				case types.KindDecimal:
 					lit = tk.text
+				case types.KindFloat, types.KindDouble: // 'NaN', 'Infinity', '-Infinity'
+					lit = "CAST(" + lit + " AS DOUBLE)"
 				case types.KindChar, types.KindVarChar:
 				default:
 					return "", fmt.Errorf("filter %q: no SQL literal for a string compared with %s", expr, col)
