@@ -25,36 +25,48 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// checkLookupCache fails unless w's lookup cache is consistent: memUsed
-// is the sum of the units in memory, each unit is its file's, the memory
-// holds at most memBudget unless one unit alone is over it; diskUsed is
-// the sum of the local files, which are exactly the files in the writer's
-// directory and fit diskBudget unless one alone is over it.
+// checkLookupCache fails unless w's lookup cache is consistent
+// (checkCache) and, when the cache is the writer's own, holds only live
+// files of the writer's buckets (Levels.DropFileCallback; a bucket leaving
+// the writer drops its own).
 func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 	t.Helper()
-	c := &w.lookups
-	// The cache holds only live files of the writer's buckets
-	// (Levels.DropFileCallback; a bucket leaving the writer drops its own).
-	owners := map[*levelLookup]bool{}
-	for _, b := range w.order {
-		if b.lookup == nil {
-			continue
+	if w.ownLookups {
+		dirs := map[string]*kvBucket{}
+		for _, b := range w.order {
+			dirs[b.dir] = b
 		}
-		owners[b.lookup] = true
-		for name := range b.lookup.files {
-			if !slices.ContainsFunc(b.files, func(f manifest.DataFileMeta) bool { return f.FileName == name }) {
-				t.Fatalf("bucket %d: the lookup cache holds %s, which left the bucket", b.bucket, name)
+		for dir, l := range w.lookups.buckets {
+			b := dirs[dir]
+			if b == nil {
+				t.Fatalf("the lookup cache holds files of %s, a bucket no longer in the writer", dir)
+			}
+			for name := range l.files {
+				if !slices.ContainsFunc(b.files, func(f manifest.DataFileMeta) bool { return f.FileName == name.file }) {
+					t.Fatalf("bucket %d: the lookup cache holds %s, which left the bucket", b.bucket, name.file)
+				}
 			}
 		}
 	}
-	for e := c.mem.Front(); e != nil; e = e.Next() {
-		if !owners[e.Value.(*memUnit).file.owner] && len(w.order) > 0 {
-			t.Fatalf("memory unit of %s of a bucket no longer in the writer", e.Value.(*memUnit).file.name)
-		}
+	checkCache(t, w.lookups)
+}
+
+// checkCache fails unless c is consistent: memUsed is the sum of the
+// units in memory, each unit is its file's, the memory holds at most
+// memBudget unless one unit alone is over it; diskUsed is the sum of the
+// local files, which are exactly the files in the cache's directory and
+// fit diskBudget unless one alone is over it; every file is in its bucket
+// and every bucket in the cache.
+func checkCache(t *testing.T, c *LookupCache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	inCache := func(f *lookupFile) bool {
+		return c.buckets[f.owner.dir] == f.owner && f.owner.files[lookupName{f.codec.schemaID, f.name}] == f
 	}
-	for e := c.disk.Front(); e != nil; e = e.Next() {
-		if !owners[e.Value.(*lookupFile).owner] && len(w.order) > 0 {
-			t.Fatalf("local file of %s of a bucket no longer in the writer", e.Value.(*lookupFile).name)
+	for dir, l := range c.buckets {
+		if l.dir != dir || len(l.files) == 0 {
+			t.Fatalf("bucket %s of the cache: dir %s, %d files", dir, l.dir, len(l.files))
 		}
 	}
 	var mem, largest int64
@@ -67,7 +79,7 @@ func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 		if (u.block < 0 && u.file.recs != u) || (u.block >= 0 && u.file.blocks[u.block] != u) {
 			t.Fatalf("memory unit %s/%d is not its file's", u.file.name, u.block)
 		}
-		if u.file.owner.files[u.file.name] != u.file {
+		if !inCache(u.file) {
 			t.Fatalf("memory unit of %s whose file left its bucket", u.file.name)
 		}
 	}
@@ -83,7 +95,7 @@ func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 		f := e.Value.(*lookupFile)
 		disk += f.local.Size()
 		local[filepath.Base(f.path)] = true
-		if f.owner.files[f.name] != f {
+		if !inCache(f) {
 			t.Fatalf("local file of %s whose file left its bucket", f.name)
 		}
 	}
@@ -165,7 +177,7 @@ func TestLookupCacheAccounting(t *testing.T) {
 				}
 				checkLookupCache(t, w)
 			}
-			lc := &w.lookups
+			lc := w.lookups
 			switch {
 			case c.memory == "256mb" && (lc.memUsed == 0 || lc.dir != nil):
 				t.Errorf("large budget: %d bytes in memory, local directory %v: want records in memory, no local files", lc.memUsed, lc.dir != nil)
@@ -354,7 +366,7 @@ func TestLookupLocalFiles(t *testing.T) {
 					}
 					checkLookupCache(t, w)
 				}
-				lc := &w.lookups
+				lc := w.lookups
 				if lc.diskErr != nil {
 					t.Fatalf("%s: local disk failed: %v", cf.name, lc.diskErr)
 				}
@@ -503,10 +515,17 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 			defer w.Close()
 			w.SetLocalDir(t.TempDir())
 			w.lookups.blockSize = 24 // a few entries a block
-			b := &kvBucket{}
+			lc := w.lookups
 			meta := &manifest.DataFileMeta{FileName: "data-x-0.parquet", FileSize: 100}
-			f := lookupFileOf(b, meta)
-			l, err := w.newLocal(meta.FileName)
+			lc.mu.Lock() // the methods below are called with it held
+			locked := true
+			defer func() {
+				if locked {
+					lc.mu.Unlock()
+				}
+			}()
+			f := lc.fileOf("t/bucket-0", w.codec, meta)
+			l, err := lc.newLocal(meta.FileName, w.codec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,11 +535,11 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := l.finish(f, 0); err != nil {
+			if _, err := lc.finish(l, f, 0); err != nil {
 				t.Fatal(err)
 			}
 			for i, v := range c.values {
-				rec, pos, err := w.searchLocal(f, []any{v}, 0)
+				rec, pos, err := lc.searchLocal(f, []any{v}, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -538,7 +557,9 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 					t.Errorf("%v: got %v seq %d %s at %d, want v%d seq %d +U at %d", v, rec.Value, rec.Seq, rec.Kind, pos, i, 100+i, i/2)
 				}
 			}
-			checkLookupCache(t, w)
+			lc.mu.Unlock()
+			locked = false
+			checkCache(t, lc)
 		})
 	}
 }
