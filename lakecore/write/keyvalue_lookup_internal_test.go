@@ -563,3 +563,86 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupCacheShared: writers of two tables compacting concurrently
+// through one LookupCache with small bounds keep it consistent and within
+// its bounds together (checkCache, under the race detector too); what they
+// cached outlives them (Close of a writer leaves a shared cache open), and
+// Close of the cache removes its directory.
+func TestLookupCacheShared(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	cache := NewLookupCache(LookupCacheOptions{MemorySize: 4 << 10, DiskSize: 24 << 10, Dir: base})
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, table := range []string{"t1", "t2"} {
+		s := &schema.TableSchema{
+			Fields:      []types.DataField{{ID: 0, Name: "k", Type: types.BigIntType().NotNull()}, {ID: 1, Name: "v", Type: types.StringType()}},
+			PrimaryKeys: []string{"k"}, HighestFieldID: 1,
+			Options: map[string]string{"bucket": "2", "changelog-producer": "lookup", "lookup.cache-max-memory-size": "256mb"},
+		}
+		if err := schema.NewManager(fio, table).Commit(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewKeyValueWriter(fio, table, s, OptionsFromSchema(s), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetLookupCache(cache) // its bounds, not the table's 256mb
+		committer := commit.New(fio, table, commit.Options{PrimaryKey: true})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				defer w.Close()
+				for id := int64(1); id <= 10; id++ {
+					for k := range int64(80) {
+						if err := w.Write(ctx, kv.Insert, []any{k * id % 97, fmt.Sprintf("%s v%d-%d", table, id, k)}); err != nil {
+							return err
+						}
+					}
+					msgs, err := w.Prepare(ctx)
+					if err != nil {
+						return err
+					}
+					if _, err := committer.Commit(ctx, id, msgs); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkCache(t, cache)
+	st := cache.Stats()
+	if st.Files == 0 || st.DiskBytes == 0 || st.Reads == 0 {
+		t.Fatalf("after its writers closed the cache holds %+v: want the files they read, in local files", st)
+	}
+	if cache.spills == 0 && cache.builtLocal == 0 {
+		t.Errorf("no local file built: the bounds were not exercised")
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "paimon-lookup-") {
+		t.Fatalf("local directory under %s: %v %v, want one directory of the cache", base, entries, err)
+	}
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(base); err != nil || len(entries) != 0 {
+		t.Errorf("after Close: %v %v under %s, want nothing", entries, err, base)
+	}
+	if st := cache.Stats(); st != (LookupCacheStats{Reads: st.Reads}) {
+		t.Errorf("closed cache holds %+v", st)
+	}
+}
