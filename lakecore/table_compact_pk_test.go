@@ -8,7 +8,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -17,25 +16,10 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
-
-// pathOpens counts the opens of each data file through it.
-type pathOpens struct {
-	storage.FileIO
-	mu    sync.Mutex
-	opens map[string]int
-}
-
-func (c *pathOpens) Open(ctx context.Context, p string) (storage.File, error) {
-	if strings.HasPrefix(path.Base(p), "data-") {
-		c.mu.Lock()
-		c.opens[path.Base(p)]++
-		c.mu.Unlock()
-	}
-	return c.FileIO.Open(ctx, p)
-}
 
 // TestCompactSharedLookupCache runs the paimon output's pattern, batches
 // written at level 0 by fresh writers and compacted by Table.Compact every
@@ -64,7 +48,7 @@ func TestCompactSharedLookupCache(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				fio := &pathOpens{FileIO: local, opens: map[string]int{}}
+				fio := faultfs.New(local, 1) // no faults: it counts the opens of each file
 				opts := map[string]string{"bucket": "2", "target-file-size": "16kb", "lookup.cache-max-memory-size": "1kb"}
 				for k, v := range table.options {
 					opts[k] = v
@@ -138,7 +122,11 @@ func TestCompactSharedLookupCache(t *testing.T) {
 				}
 				// Reads beyond the compactions' own: the lookups'.
 				extra, reread := 0, 0
-				for name, n := range fio.opens {
+				for p, n := range fio.PathCalls(faultfs.OpOpen) {
+					name := path.Base(p)
+					if !strings.HasPrefix(name, "data-") {
+						continue
+					}
 					if more := n - inputs[name]; more > 0 {
 						extra += more
 						if more > 1 {

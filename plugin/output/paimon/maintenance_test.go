@@ -20,6 +20,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
@@ -398,22 +399,6 @@ func TestMaintenancePrimaryKeyExpiry(t *testing.T) {
 	}
 }
 
-// dataFileOpens counts the opens of each data file through it.
-type dataFileOpens struct {
-	storage.FileIO
-	mu    sync.Mutex
-	opens map[string]int
-}
-
-func (c *dataFileOpens) Open(ctx context.Context, p string) (storage.File, error) {
-	if strings.HasPrefix(filepath.Base(p), "data-") {
-		c.mu.Lock()
-		c.opens[filepath.Base(p)]++
-		c.mu.Unlock()
-	}
-	return c.FileIO.Open(ctx, p)
-}
-
 // TestMaintenanceLookupCacheAcrossRuns: the output's maintenance compacts
 // a lookup-changelog table, whose upper levels do not fit
 // lookup.cache-max-memory-size, after every batch with one lookup cache
@@ -430,7 +415,7 @@ func TestMaintenanceLookupCacheAcrossRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fio := &dataFileOpens{FileIO: local, opens: map[string]int{}}
+	fio := faultfs.New(local, 1) // no faults: it counts the opens of each file
 	ran := make(chan struct{}, 8)
 	o := newOutput(mustParse(t, fmt.Sprintf(`
 warehouse: %s
@@ -520,7 +505,11 @@ compaction: { enabled: true }
 		}
 	}
 	reads, reread := 0, 0
-	for name, n := range fio.opens {
+	for p, n := range fio.PathCalls(faultfs.OpOpen) {
+		name := filepath.Base(p)
+		if !strings.HasPrefix(name, "data-") {
+			continue
+		}
 		if more := n - inputs[name]; more > 0 {
 			reads += more
 			if more > 1 {
