@@ -16,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // compactKeyValue compacts every (partition, bucket) of a primary-key
@@ -26,8 +27,21 @@ import (
 // snapshot; a conflict with another writer's compaction of the same files
 // is retried from a fresh plan up to o.MaxAttempts times. With o.DryRun
 // nothing is written and the report counts what would be rewritten.
+//
+// Lookup compactions use o.LookupCache, or a cache of the call's own that
+// its attempts share: the upper levels a run reads stay for the next run
+// only in a cache the caller keeps.
 func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
 	start := time.Now()
+	lookups := o.LookupCache
+	if lookups == nil && !o.DryRun {
+		lo, err := write.LookupCacheOptionsFromSchema(t.Schema())
+		if err != nil {
+			return nil, fmt.Errorf("compact %s.%s: %w", t.db, t.name, err)
+		}
+		lookups = write.NewLookupCache(lo)
+		defer lookups.Close()
+	}
 	rep := &maintain.Report{Operation: maintain.OpCompact, Table: t.path, DryRun: o.DryRun}
 	attempts := o.MaxAttempts
 	if attempts <= 0 {
@@ -68,6 +82,9 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 		if err != nil {
 			return nil, err
 		}
+		if lookups != nil {
+			w.SetLookupCache(lookups)
+		}
 		var msgs []commit.Message
 		for _, k := range order {
 			if o.DryRun {
@@ -83,9 +100,7 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 				msgs = append(msgs, *m)
 			}
 		}
-		// The local lookup files go with the writer: the next run builds
-		// them again (a job's writer lives for one run, Java's too).
-		_ = w.Close()
+		_ = w.Close() // leaves lookups open: the call's or the caller's
 		if len(msgs) == 0 {
 			rep.Duration = time.Since(start)
 			return rep, nil

@@ -36,7 +36,8 @@ func (t *Table) ExpirePartitions(ctx context.Context, o maintain.ExpirePartition
 // a conflict with another compaction or overwrite is retried from a fresh
 // plan. A primary-key table's buckets get universal compaction, or with
 // o.Full a full compaction into the top level (compactKeyValue); of o's
-// fields only Filter, Full, MaxAttempts, DryRun and the committer's apply.
+// fields only Filter, Full, MaxAttempts, DryRun, LookupCache and the
+// committer's apply.
 func (t *Table) Compact(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
 	if t.HasPrimaryKey() {
 		return t.compactKeyValue(ctx, o)

@@ -40,7 +40,9 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 // latest snapshot and takes the table alone (commit.ErrIndexConflict).
 // Tables whose options need a write mode lakecore lacks (cross-partition
 // upsert among them) wrap write.ErrUnsupportedTable; a table without
-// primary keys wraps ErrUnsupported (use NewWriter).
+// primary keys wraps ErrUnsupported (use NewWriter). Its lookup
+// compactions keep the upper levels in a cache of its own, closed with it;
+// write.KeyValueWriter.SetLookupCache gives it one that outlives it.
 func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, error) {
 	s := t.Schema()
 	if len(s.PrimaryKeys) == 0 {

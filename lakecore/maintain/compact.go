@@ -68,6 +68,15 @@ type CompactOptions struct {
 	// identifier of that user for committed.
 	CommitIdentifier int64
 
+	// LookupCache, for primary-key tables whose compactions look keys up
+	// (changelog-producer lookup, deletion vectors, first-row), is the
+	// cache of the upper levels' files to use; nil means one for this call
+	// only. A caller that compacts the same table again and again keeps one
+	// (its bounds from write.LookupCacheOptionsFromSchema), so that each
+	// run reads only the files the last runs did not; it closes it when
+	// done. Compact never closes it.
+	LookupCache *write.LookupCache
+
 	Progress Progress
 	Logger   *slog.Logger
 }

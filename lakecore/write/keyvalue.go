@@ -162,8 +162,12 @@ type KeyValueWriter struct {
 	// when off.
 	rowEqual func(a, b []any) bool
 	// lookups holds the files above level 0 of all buckets for lookup
-	// compactions, in memory and in local lookup files.
-	lookups lookupCache
+	// compactions, in memory and in local lookup files: the writer's own
+	// (ownLookups, closed by Close) or one given by SetLookupCache; codec
+	// is how its records of this writer's schema are encoded.
+	lookups    *LookupCache
+	ownLookups bool
+	codec      *lookupCodec
 	// valueTypes are the types of the table's fields, the value of a
 	// KeyValue.
 	valueTypes  []types.DataType
@@ -202,9 +206,6 @@ type kvBucket struct {
 	// compactChangelog are the changelog files of the lookup compaction
 	// since the last Prepare (CompactIncrement.changelogFiles).
 	compactChangelog []manifest.DataFileMeta
-	// lookup is what w.lookups holds of the bucket's files above level 0
-	// for lookup compactions; nil until the first one.
-	lookup *levelLookup
 	// dvs are the bucket's deletion vectors (deletion-vectors.enabled
 	// tables only).
 	dvs *bucketDVs
@@ -339,10 +340,14 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		return fail(err)
 	}
 	w.forceUpLevel0 = w.forceUpLevel0 || w.needLookup
-	if err := w.lookups.parseOptions(s.Options); err != nil {
+	lo, err := LookupCacheOptionsFromSchema(s)
+	if err != nil {
 		return fail(err)
 	}
+	lo.Now = w.o.Now
+	w.lookups, w.ownLookups = NewLookupCache(lo), true
 	w.valueTypes = typesOf(s.Fields)
+	w.codec = &lookupCodec{schemaID: s.ID, keyIdx: w.keyIdx, keyTypes: w.keyTypes, valueTypes: w.valueTypes}
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
 	} else if dedup {
@@ -480,8 +485,26 @@ func (w *KeyValueWriter) DisableCompaction() { w.compaction = nil }
 // lookupfile) in a directory of its own under dir, which is created if
 // missing; the default is os.TempDir(). Java puts them in its IOManager's
 // temp dirs (Flink's io.tmp.dirs), for which Paimon has no table option.
-// Call it before the first Write.
-func (w *KeyValueWriter) SetLocalDir(dir string) { w.lookups.dirBase = dir }
+// Call it before the first Write; it does not apply to a cache given by
+// SetLookupCache (LookupCacheOptions.Dir).
+func (w *KeyValueWriter) SetLocalDir(dir string) {
+	if w.ownLookups {
+		w.lookups.dirBase = dir
+	}
+}
+
+// SetLookupCache makes the writer's lookup compactions use c, which may
+// serve other writers of the same warehouse before, beside and after this
+// one, instead of a cache of the writer's own: the table's lookup.cache-*
+// options are then c's bounds, not the writer's. The writer never closes
+// c; c's owner closes it after the writers that use it are done. Call it
+// before the first Write or CompactBucket.
+func (w *KeyValueWriter) SetLookupCache(c *LookupCache) {
+	if w.ownLookups {
+		_ = w.lookups.Close() // unused yet: nothing on disk
+	}
+	w.lookups, w.ownLookups = c, false
+}
 
 // SetSequenceFloor makes each bucket number its changes after floor's
 // answer too (the largest number already handed out, -1 for none), for
@@ -1008,7 +1031,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		}
 		delete(w.buckets, b.mapKey)
 		w.nextSeq[b.mapKey] = b.seq
-		w.dropLookup(b)
+		w.dropLookup(b, true)
 	}
 	clear(w.order[len(kept):])
 	w.order = kept
@@ -1036,7 +1059,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
-		w.dropLookup(b)
+		w.dropLookup(b, false)      // it may hold files written since the last Prepare, now deleted
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
 	}
 	w.order = nil
@@ -1054,16 +1077,17 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	return first
 }
 
-// Close deletes the writer's local lookup files and their directory. The
+// Close deletes the writer's local lookup files and their directory, unless
+// its lookup cache was given by SetLookupCache, which stays open. The
 // writer must not be used afterwards; call Prepare or Abort first, Close
 // neither commits nor deletes data files. A writer that is never closed
 // leaves its local files until the process ends; the next writer under the
-// same Options.LocalDir removes them then (lookupfile.Dir).
+// same local directory removes them then (lookupfile.Dir).
 func (w *KeyValueWriter) Close() error {
-	for _, b := range w.order {
-		b.lookup = nil
+	if !w.ownLookups {
+		return nil
 	}
-	if err := w.lookups.close(); err != nil {
+	if err := w.lookups.Close(); err != nil {
 		return fmt.Errorf("close writer of %s: %w", w.dataDir, err)
 	}
 	return nil

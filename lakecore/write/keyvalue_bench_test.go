@@ -15,6 +15,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
@@ -331,6 +332,97 @@ func BenchmarkLookupLargeUpperLevels(b *testing.B) {
 				b.ReportMetric(float64(cpu.Milliseconds())/commits, "cpu-ms/commit")
 				b.ReportMetric(float64(fio.dataOpens.Load()-opens)/commits, "data-file-opens/commit")
 				b.ReportMetric(float64(fio.dataBytes.Load()-read)/commits/(1<<20), "data-MiB-read/commit")
+			}
+		})
+	}
+}
+
+// BenchmarkCompactLookupRuns is the paimon output's pattern on a
+// lookup-changelog table (bucket = 2) holding 400,000 rows in its upper
+// levels: 8 rounds of a batch of 5,000 upserts written at level 0 by a
+// fresh writer, then Table.Compact, which looks the batch's keys up in
+// the upper levels. With lookup.cache-max-memory-size 1mb those go to
+// local lookup files: kept across the runs in a write.LookupCache
+// (shared-cache), or built again by every run (per-run-cache, lakecore
+// before LookupCache). data-file-opens/run and data-MiB-read/run are
+// what the runs read from the table's storage, compaction inputs included.
+//
+//	go test ./lakecore/write -run '^$' -bench CompactLookupRuns -benchtime=1x
+func BenchmarkCompactLookupRuns(b *testing.B) {
+	const rows, runs, perRun = 400_000, 8, 5_000
+	for _, variant := range []string{"per-run-cache", "shared-cache"} {
+		b.Run(variant, func(b *testing.B) {
+			for b.Loop() {
+				ctx := context.Background()
+				local, err := storage.NewLocal(b.TempDir())
+				if err != nil {
+					b.Fatal(err)
+				}
+				fio := &openCounter{FileIO: local}
+				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
+					PrimaryKeys: []string{"id"},
+					Options:     map[string]string{"bucket": "2", "changelog-producer": "lookup", "lookup.cache-max-memory-size": "1mb"},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var cache *write.LookupCache
+				if variant == "shared-cache" {
+					lo, err := write.LookupCacheOptionsFromSchema(tbl.Schema())
+					if err != nil {
+						b.Fatal(err)
+					}
+					lo.Dir = b.TempDir()
+					cache = write.NewLookupCache(lo)
+				}
+				committer := tbl.NewCommitter("bench")
+				round := func(id int64, n int64, row func(i int64) []any) {
+					w, err := tbl.NewKeyValueWriter(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					w.DisableCompaction()
+					for i := range n {
+						if err := w.Write(ctx, kv.Insert, row(i)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					msgs, err := w.Prepare(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = w.Close()
+					if _, err := committer.Commit(ctx, id, msgs); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := tbl.Compact(ctx, maintain.CompactOptions{CommitUser: "maintenance", LookupCache: cache}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				round(1, rows, func(n int64) []any {
+					return []any{n, "customer name " + strconv.FormatInt(n*7919%100_003, 10), n}
+				})
+				b.StartTimer()
+				opens, read := fio.dataOpens.Load(), fio.dataBytes.Load()
+				start, cpu := time.Now(), cpuTime()
+				for r := range int64(runs) {
+					round(r+2, perRun, func(i int64) []any {
+						n := (r*perRun + i) * 7919 % rows
+						return []any{n, "renamed " + strconv.FormatInt(r, 10), n + r}
+					})
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				if cache != nil {
+					if err := cache.Close(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(elapsed.Milliseconds())/runs, "ms/run")
+				b.ReportMetric(float64(cpu.Milliseconds())/runs, "cpu-ms/run")
+				b.ReportMetric(float64(fio.dataOpens.Load()-opens)/runs, "data-file-opens/run")
+				b.ReportMetric(float64(fio.dataBytes.Load()-read)/runs/(1<<20), "data-MiB-read/run")
 			}
 		})
 	}

@@ -24,7 +24,7 @@ type lookupLevel struct {
 }
 
 // lookupMode is how a lookup compaction reads the files above its output
-// level that the writer's lookupCache does not hold yet.
+// level that the writer's LookupCache does not hold yet.
 type lookupMode int
 
 const (
@@ -47,7 +47,7 @@ const (
 // in its file's vector (the merge replaces it), and rows already deleted
 // are passed over: call it only for keys whose merge takes the result.
 //
-// The files come from the writer's lookupCache (decoded records in memory,
+// The files come from the writer's LookupCache (decoded records in memory,
 // or a local lookup file, of which one block is read per lookup); a file
 // it does not hold is read from the table's storage once: into memory when
 // the files the compaction lacks are expected to fit
@@ -64,24 +64,31 @@ const (
 // The keys must come in ascending order, as a compaction merges them.
 // Call the returned close when the compaction is done with the lookups.
 func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32) (func(value []any) (*mergetree.KeyValue, error), func(), error) {
-	c := &w.lookups
-	c.expire(w.o.Now())
-	if b.lookup == nil {
-		b.lookup = &levelLookup{files: map[string]*lookupFile{}}
-	}
+	c := w.lookups
 	byLevel := map[int32]*lookupLevel{}
 	var levels []*lookupLevel
 	var missing, missingLocal, neededLocal int64
+	c.mu.Lock()
+	c.expire(c.now())
+	start := c.tick
+	memFree, diskOn, diskBudget := c.memBudget-c.memUsed, c.diskEnabled(), c.diskBudget
 	for i := range b.files {
 		f := &b.files[i]
 		if f.Level <= out {
 			continue
 		}
-		if e := b.lookup.files[f.FileName]; e == nil || (e.recs == nil && e.local == nil) {
+		if e := c.file(b.dir, w.codec, f.FileName); e == nil || (e.recs == nil && e.local == nil) {
 			missing += f.FileSize
 			missingLocal += c.localEstimate(f.FileSize)
 		} else if e.local != nil {
 			neededLocal += e.local.Size()
+		}
+	}
+	c.mu.Unlock()
+	for i := range b.files {
+		f := &b.files[i]
+		if f.Level <= out {
+			continue
 		}
 		l := byLevel[f.Level]
 		if l == nil {
@@ -114,20 +121,22 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 	}
 	mode := lookupInMemory
 	// Decoded records take several times their Parquet bytes.
-	if missing*decodedPerFileByte > c.memBudget-c.memUsed {
+	if missing*decodedPerFileByte > memFree {
 		mode = lookupLocal
-		if !c.diskEnabled() || neededLocal+missingLocal > c.diskBudget {
+		if !diskOn || neededLocal+missingLocal > diskBudget {
 			mode = lookupForward
 		}
 	}
 	next := func() {
-		if mode == lookupInMemory && c.diskEnabled() {
+		c.mu.Lock()
+		diskOn := c.diskEnabled()
+		c.mu.Unlock()
+		if mode == lookupInMemory && diskOn {
 			mode = lookupLocal
 		} else {
 			mode = lookupForward
 		}
 	}
-	start := c.tick
 	cursors := make([]fileCursor, len(levels))
 	closeAll := func() {
 		for i := range cursors {
@@ -135,47 +144,65 @@ func (w *KeyValueWriter) lookupAbove(ctx context.Context, b *kvBucket, out int32
 		}
 	}
 	order := &w.engine.Order
+	inRecords := func(recs []*mergetree.KeyValue, value []any) (*mergetree.KeyValue, int64) {
+		n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
+		if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
+			return recs[n], int64(n)
+		}
+		return nil, 0
+	}
 	// find looks the key of value up in data file f: the record and its
-	// row position, or nil.
+	// row position, or nil. What the cache holds is searched under its
+	// lock, what it lacks is read without it; once this lookup has read f
+	// into the cache, a file gone again (evicted by another writer, or
+	// found corrupt) is read forward.
 	find := func(f *manifest.DataFileMeta, li int, value, key []any) (*mergetree.KeyValue, int64, error) {
-		for attempt := 0; ; attempt++ {
-			e := b.lookup.files[f.FileName]
-			var evicted bool
-			var err error
+		read, retried := false, false
+		for {
+			c.mu.Lock()
+			e := c.file(b.dir, w.codec, f.FileName)
 			switch {
 			case e != nil && e.recs != nil:
 				c.touch(e.recs)
-			case e != nil && e.local != nil:
-			case mode == lookupInMemory:
-				e, evicted, err = w.loadRecords(ctx, b, f, start)
-			case mode == lookupLocal:
-				e, evicted, err = w.buildLocal(ctx, b, f, start)
-				if err == nil && e == nil {
-					mode = lookupForward // the local disk failed
-				}
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-			if evicted {
-				next()
-			}
-			switch {
-			case e != nil && e.recs != nil:
 				recs := e.recs.recs
-				n := sort.Search(len(recs), func(j int) bool { return order.CompareKeys(recs[j].Value, value) >= 0 })
-				if n < len(recs) && order.CompareKeys(recs[n].Value, value) == 0 {
-					return recs[n], int64(n), nil
-				}
-				return nil, 0, nil
+				c.mu.Unlock()
+				rec, pos := inRecords(recs, value)
+				return rec, pos, nil
 			case e != nil && e.local != nil:
-				rec, pos, err := w.searchLocal(e, key, start)
-				if errors.Is(err, lookupfile.ErrCorrupt) && attempt == 0 {
+				rec, pos, err := c.searchLocal(e, key, start)
+				c.mu.Unlock()
+				if errors.Is(err, lookupfile.ErrCorrupt) && !retried {
+					retried = true
 					continue // deleted: built again, or read forward
 				}
 				return rec, pos, err
 			}
-			return cursors[li].seek(ctx, w, b, f, order, value)
+			c.mu.Unlock()
+			if read || mode == lookupForward {
+				return cursors[li].seek(ctx, w, b, f, order, value)
+			}
+			read = true
+			if mode == lookupInMemory {
+				recs, evicted, err := w.loadRecords(ctx, b, f, start)
+				if err != nil {
+					return nil, 0, err
+				}
+				if evicted {
+					next()
+				}
+				rec, pos := inRecords(recs, value)
+				return rec, pos, nil
+			}
+			ok, evicted, err := w.buildLocal(ctx, b, f, start)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !ok {
+				mode = lookupForward // the local disk failed
+			}
+			if evicted {
+				next()
+			}
 		}
 	}
 	var prev []any
@@ -272,15 +299,15 @@ func (c *fileCursor) close() {
 	*c = fileCursor{}
 }
 
-// dropLookup frees the lookup cache of b, which leaves the writer.
-func (w *KeyValueWriter) dropLookup(b *kvBucket) {
-	if b.lookup == nil {
+// dropLookup drops what the lookup cache holds of the files of b (whose
+// files may have changed, or which leaves a writer that owns its cache);
+// a shared cache keeps the files of a bucket that merely leaves the
+// writer, for the next writer.
+func (w *KeyValueWriter) dropLookup(b *kvBucket, leaves bool) {
+	if leaves && !w.ownLookups {
 		return
 	}
-	for _, f := range b.lookup.files {
-		w.lookups.drop(f)
-	}
-	b.lookup = nil
+	w.lookups.dropBucket(b.dir)
 }
 
 // changelogMerge is a merge function of a lookup compaction, which also
@@ -293,18 +320,11 @@ type changelogMerge interface {
 // forgetDropped drops what the lookup cache holds of files no longer
 // among b's (Levels.DropFileCallback).
 func (w *KeyValueWriter) forgetDropped(b *kvBucket) {
-	if b.lookup == nil {
-		return
-	}
 	live := make(map[string]bool, len(b.files))
 	for i := range b.files {
 		live[b.files[i].FileName] = true
 	}
-	for name, f := range b.lookup.files {
-		if !live[name] {
-			w.lookups.drop(f)
-		}
-	}
+	w.lookups.dropExcept(b.dir, live)
 }
 
 // rewriteChangelog is ChangelogMergeTreeRewriter.rewriteOrProduceChangelog

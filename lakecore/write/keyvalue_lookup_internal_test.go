@@ -25,36 +25,48 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// checkLookupCache fails unless w's lookup cache is consistent: memUsed
-// is the sum of the units in memory, each unit is its file's, the memory
-// holds at most memBudget unless one unit alone is over it; diskUsed is
-// the sum of the local files, which are exactly the files in the writer's
-// directory and fit diskBudget unless one alone is over it.
+// checkLookupCache fails unless w's lookup cache is consistent
+// (checkCache) and, when the cache is the writer's own, holds only live
+// files of the writer's buckets (Levels.DropFileCallback; a bucket leaving
+// the writer drops its own).
 func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 	t.Helper()
-	c := &w.lookups
-	// The cache holds only live files of the writer's buckets
-	// (Levels.DropFileCallback; a bucket leaving the writer drops its own).
-	owners := map[*levelLookup]bool{}
-	for _, b := range w.order {
-		if b.lookup == nil {
-			continue
+	if w.ownLookups {
+		dirs := map[string]*kvBucket{}
+		for _, b := range w.order {
+			dirs[b.dir] = b
 		}
-		owners[b.lookup] = true
-		for name := range b.lookup.files {
-			if !slices.ContainsFunc(b.files, func(f manifest.DataFileMeta) bool { return f.FileName == name }) {
-				t.Fatalf("bucket %d: the lookup cache holds %s, which left the bucket", b.bucket, name)
+		for dir, l := range w.lookups.buckets {
+			b := dirs[dir]
+			if b == nil {
+				t.Fatalf("the lookup cache holds files of %s, a bucket no longer in the writer", dir)
+			}
+			for name := range l.files {
+				if !slices.ContainsFunc(b.files, func(f manifest.DataFileMeta) bool { return f.FileName == name.file }) {
+					t.Fatalf("bucket %d: the lookup cache holds %s, which left the bucket", b.bucket, name.file)
+				}
 			}
 		}
 	}
-	for e := c.mem.Front(); e != nil; e = e.Next() {
-		if !owners[e.Value.(*memUnit).file.owner] && len(w.order) > 0 {
-			t.Fatalf("memory unit of %s of a bucket no longer in the writer", e.Value.(*memUnit).file.name)
-		}
+	checkCache(t, w.lookups)
+}
+
+// checkCache fails unless c is consistent: memUsed is the sum of the
+// units in memory, each unit is its file's, the memory holds at most
+// memBudget unless one unit alone is over it; diskUsed is the sum of the
+// local files, which are exactly the files in the cache's directory and
+// fit diskBudget unless one alone is over it; every file is in its bucket
+// and every bucket in the cache.
+func checkCache(t *testing.T, c *LookupCache) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	inCache := func(f *lookupFile) bool {
+		return c.buckets[f.owner.dir] == f.owner && f.owner.files[lookupName{f.codec.schemaID, f.name}] == f
 	}
-	for e := c.disk.Front(); e != nil; e = e.Next() {
-		if !owners[e.Value.(*lookupFile).owner] && len(w.order) > 0 {
-			t.Fatalf("local file of %s of a bucket no longer in the writer", e.Value.(*lookupFile).name)
+	for dir, l := range c.buckets {
+		if l.dir != dir || len(l.files) == 0 {
+			t.Fatalf("bucket %s of the cache: dir %s, %d files", dir, l.dir, len(l.files))
 		}
 	}
 	var mem, largest int64
@@ -67,7 +79,7 @@ func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 		if (u.block < 0 && u.file.recs != u) || (u.block >= 0 && u.file.blocks[u.block] != u) {
 			t.Fatalf("memory unit %s/%d is not its file's", u.file.name, u.block)
 		}
-		if u.file.owner.files[u.file.name] != u.file {
+		if !inCache(u.file) {
 			t.Fatalf("memory unit of %s whose file left its bucket", u.file.name)
 		}
 	}
@@ -83,7 +95,7 @@ func checkLookupCache(t *testing.T, w *KeyValueWriter) {
 		f := e.Value.(*lookupFile)
 		disk += f.local.Size()
 		local[filepath.Base(f.path)] = true
-		if f.owner.files[f.name] != f {
+		if !inCache(f) {
 			t.Fatalf("local file of %s whose file left its bucket", f.name)
 		}
 	}
@@ -165,7 +177,7 @@ func TestLookupCacheAccounting(t *testing.T) {
 				}
 				checkLookupCache(t, w)
 			}
-			lc := &w.lookups
+			lc := w.lookups
 			switch {
 			case c.memory == "256mb" && (lc.memUsed == 0 || lc.dir != nil):
 				t.Errorf("large budget: %d bytes in memory, local directory %v: want records in memory, no local files", lc.memUsed, lc.dir != nil)
@@ -354,7 +366,7 @@ func TestLookupLocalFiles(t *testing.T) {
 					}
 					checkLookupCache(t, w)
 				}
-				lc := &w.lookups
+				lc := w.lookups
 				if lc.diskErr != nil {
 					t.Fatalf("%s: local disk failed: %v", cf.name, lc.diskErr)
 				}
@@ -503,10 +515,17 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 			defer w.Close()
 			w.SetLocalDir(t.TempDir())
 			w.lookups.blockSize = 24 // a few entries a block
-			b := &kvBucket{}
+			lc := w.lookups
 			meta := &manifest.DataFileMeta{FileName: "data-x-0.parquet", FileSize: 100}
-			f := lookupFileOf(b, meta)
-			l, err := w.newLocal(meta.FileName)
+			lc.mu.Lock() // the methods below are called with it held
+			locked := true
+			defer func() {
+				if locked {
+					lc.mu.Unlock()
+				}
+			}()
+			f := lc.fileOf("t/bucket-0", w.codec, meta)
+			l, err := lc.newLocal(meta.FileName, w.codec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -516,11 +535,11 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := l.finish(f, 0); err != nil {
+			if _, err := lc.finish(l, f, 0); err != nil {
 				t.Fatal(err)
 			}
 			for i, v := range c.values {
-				rec, pos, err := w.searchLocal(f, []any{v}, 0)
+				rec, pos, err := lc.searchLocal(f, []any{v}, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -538,7 +557,92 @@ func TestLocalLookupKeyTypes(t *testing.T) {
 					t.Errorf("%v: got %v seq %d %s at %d, want v%d seq %d +U at %d", v, rec.Value, rec.Seq, rec.Kind, pos, i, 100+i, i/2)
 				}
 			}
-			checkLookupCache(t, w)
+			lc.mu.Unlock()
+			locked = false
+			checkCache(t, lc)
 		})
+	}
+}
+
+// TestLookupCacheShared: writers of two tables compacting concurrently
+// through one LookupCache with small bounds keep it consistent and within
+// its bounds together (checkCache, under the race detector too); what they
+// cached outlives them (Close of a writer leaves a shared cache open), and
+// Close of the cache removes its directory.
+func TestLookupCacheShared(t *testing.T) {
+	ctx := context.Background()
+	fio, err := storage.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	cache := NewLookupCache(LookupCacheOptions{MemorySize: 4 << 10, DiskSize: 24 << 10, Dir: base})
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, table := range []string{"t1", "t2"} {
+		s := &schema.TableSchema{
+			Fields:      []types.DataField{{ID: 0, Name: "k", Type: types.BigIntType().NotNull()}, {ID: 1, Name: "v", Type: types.StringType()}},
+			PrimaryKeys: []string{"k"}, HighestFieldID: 1,
+			Options: map[string]string{"bucket": "2", "changelog-producer": "lookup", "lookup.cache-max-memory-size": "256mb"},
+		}
+		if err := schema.NewManager(fio, table).Commit(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewKeyValueWriter(fio, table, s, OptionsFromSchema(s), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetLookupCache(cache) // its bounds, not the table's 256mb
+		committer := commit.New(fio, table, commit.Options{PrimaryKey: true})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				defer w.Close()
+				for id := int64(1); id <= 10; id++ {
+					for k := range int64(80) {
+						if err := w.Write(ctx, kv.Insert, []any{k * id % 97, fmt.Sprintf("%s v%d-%d", table, id, k)}); err != nil {
+							return err
+						}
+					}
+					msgs, err := w.Prepare(ctx)
+					if err != nil {
+						return err
+					}
+					if _, err := committer.Commit(ctx, id, msgs); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkCache(t, cache)
+	st := cache.Stats()
+	if st.Files == 0 || st.DiskBytes == 0 || st.Reads == 0 {
+		t.Fatalf("after its writers closed the cache holds %+v: want the files they read, in local files", st)
+	}
+	if cache.spills == 0 && cache.builtLocal == 0 {
+		t.Errorf("no local file built: the bounds were not exercised")
+	}
+	entries, err := os.ReadDir(base)
+	if err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "paimon-lookup-") {
+		t.Fatalf("local directory under %s: %v %v, want one directory of the cache", base, entries, err)
+	}
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(base); err != nil || len(entries) != 0 {
+		t.Errorf("after Close: %v %v under %s, want nothing", entries, err, base)
+	}
+	if st := cache.Stats(); st != (LookupCacheStats{Reads: st.Reads}) {
+		t.Errorf("closed cache holds %+v", st)
 	}
 }

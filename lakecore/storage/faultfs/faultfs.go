@@ -154,12 +154,14 @@ type FS struct {
 	rules  []*faultState
 	log    []Injection
 	counts map[Op]int
+	// byPath counts the calls of each operation on each path.
+	byPath map[string]map[Op]int
 }
 
 // New wraps inner with the given faults and a generator seeded with
 // seed.
 func New(inner storage.FileIO, seed uint64, faults ...Fault) *FS {
-	f := &FS{inner: inner, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), counts: map[Op]int{}}
+	f := &FS{inner: inner, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), counts: map[Op]int{}, byPath: map[string]map[Op]int{}}
 	f.Add(faults...)
 	return f
 }
@@ -200,6 +202,23 @@ func (f *FS) Calls(ops Op) int {
 	return n
 }
 
+// PathCalls returns how many calls of the operations in ops were made on
+// each path that had any (tests count the reads of each data file with
+// it).
+func (f *FS) PathCalls(ops Op) map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for p, counts := range f.byPath {
+		for op, c := range counts {
+			if ops&op != 0 {
+				out[p] += c
+			}
+		}
+	}
+	return out
+}
+
 // String names the inner FileIO.
 func (f *FS) String() string { return f.inner.String() }
 
@@ -234,6 +253,10 @@ func (f *FS) decide(op Op, p string) (decision, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.counts[op]++
+	if f.byPath[p] == nil {
+		f.byPath[p] = map[Op]int{}
+	}
+	f.byPath[p][op]++
 	for i, r := range f.rules {
 		if r.Ops != 0 && r.Ops&op == 0 {
 			continue

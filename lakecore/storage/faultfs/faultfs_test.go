@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,13 @@ func TestNthWriteExclusive(t *testing.T) {
 	}
 	if n := f.Calls(faultfs.OpWriteExclusive); n != 4 {
 		t.Fatalf("Calls = %d, want 4", n)
+	}
+	want := map[string]int{"t/snapshot/snapshot-1": 1, "t/snapshot/snapshot-2": 1, "t/snapshot/snapshot-3": 1, "t/schema/schema-0": 1}
+	if got := f.PathCalls(faultfs.OpWriteExclusive); !maps.Equal(got, want) {
+		t.Fatalf("PathCalls = %v, want %v", got, want)
+	}
+	if got := f.PathCalls(faultfs.OpOpen); len(got) != 0 {
+		t.Fatalf("PathCalls(OpOpen) = %v, want none", got)
 	}
 }
 

@@ -531,7 +531,11 @@ func ConfigSpec() *service.ConfigSpec {
 						"once per `maintenance.interval`, with the table's `target-file-size` and `compaction.min.file-num`. "+
 						"Compaction rewrites data and adds COMPACT snapshots; Paimon advises a dedicated compaction job "+
 						"(and `write-only: true` on the writers) for tables with heavy write traffic, so it is off by "+
-						"default.").
+						"default. On tables whose compaction looks keys up in the levels above (`changelog-producer: lookup`, "+
+						"deletion vectors, `first-row`) the output keeps those files between runs, within the table's "+
+						"`lookup.cache-max-memory-size` and, as local lookup files in a directory under the system temp "+
+						"directory (`TMPDIR`), `lookup.cache-max-disk-size`, so that each run reads only the files the "+
+						"earlier runs did not; the directory is removed when the output closes.").
 					Default(false),
 			).
 				Description("Background compaction of small files.").

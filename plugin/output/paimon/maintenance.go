@@ -14,6 +14,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/maintain"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // maintainer runs the table's automatic maintenance off the commit path,
@@ -37,6 +38,12 @@ import (
 // After each run, and once when it starts, it also publishes the table
 // metrics (maintenance.table_metrics) from the latest snapshot, whatever
 // write-only says: they describe the table, not work done on it.
+//
+// Compaction of a table whose compactions look keys up (changelog-producer
+// lookup, deletion vectors, first-row) keeps one lookup cache for the life
+// of the maintainer, so that each run reads only the upper-level files
+// the last runs did not (data files never change); its local lookup files
+// are under the system temp directory and removed by close.
 type maintainer struct {
 	tbl  *lakecore.Table
 	conf Maintenance
@@ -55,6 +62,13 @@ type maintainer struct {
 	closeOnce sync.Once
 
 	lastPartitionCheck time.Time // zero: the first run checks
+
+	// lookups is the lookup cache of the compactions, made for the schema
+	// lookupsSchema from its options, re-made when the schema changes;
+	// nil until the first compaction of a primary-key table.
+	lookupsMu     sync.Mutex
+	lookups       *write.LookupCache
+	lookupsSchema int64
 
 	// now is the clock (time.Now; tests move it); ran, when set, is called
 	// after every run of the background goroutine.
@@ -109,13 +123,49 @@ func (m *maintainer) run() {
 	}
 }
 
-// close stops the goroutine, interrupting a run, and waits for it.
+// close stops the goroutine, interrupting a run, and waits for it; then
+// it removes the compactions' local lookup files.
 func (m *maintainer) close() {
 	m.closeOnce.Do(func() {
 		close(m.stop)
 		m.cancel()
 	})
 	<-m.done
+	m.lookupsMu.Lock()
+	defer m.lookupsMu.Unlock()
+	if m.lookups != nil {
+		if err := m.lookups.Close(); err != nil {
+			m.log.Warnf("Local lookup files of table %s: %v", m.tbl.Path(), err)
+		}
+		m.lookups = nil
+	}
+}
+
+// lookupCache returns the lookup cache for compactions of the table's
+// current schema s: the one of the last runs, or a new one (closing the
+// old) when the schema changed. nil for a table without primary keys or
+// lookup options that do not parse (the compaction then reports them).
+func (m *maintainer) lookupCache(s *schema.TableSchema) *write.LookupCache {
+	if len(s.PrimaryKeys) == 0 {
+		return nil
+	}
+	m.lookupsMu.Lock()
+	defer m.lookupsMu.Unlock()
+	if m.lookups != nil && m.lookupsSchema == s.ID {
+		return m.lookups
+	}
+	if m.lookups != nil {
+		if err := m.lookups.Close(); err != nil {
+			m.log.Warnf("Local lookup files of table %s: %v", m.tbl.Path(), err)
+		}
+		m.lookups = nil
+	}
+	o, err := write.LookupCacheOptionsFromSchema(s)
+	if err != nil {
+		return nil
+	}
+	m.lookups, m.lookupsSchema = write.NewLookupCache(o), s.ID
+	return m.lookups
 }
 
 // runOnce does what the table's options and the config ask for, then
@@ -162,7 +212,7 @@ func (m *maintainer) maintain(ctx context.Context) {
 		}
 	}
 	if m.conf.Compaction {
-		rep, err := m.tbl.Compact(ctx, maintain.CompactOptions{CommitUser: m.user, Logger: m.slog})
+		rep, err := m.tbl.Compact(ctx, maintain.CompactOptions{CommitUser: m.user, Logger: m.slog, LookupCache: m.lookupCache(m.tbl.Schema())})
 		m.report("compaction", rep, err, rep != nil && rep.Tasks > 0)
 	}
 }

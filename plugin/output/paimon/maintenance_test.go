@@ -16,10 +16,13 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/config"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
 
 // maintTable is a table (id BIGINT, dt STRING) partitioned by dt on a
@@ -393,5 +396,146 @@ func TestMaintenancePrimaryKeyExpiry(t *testing.T) {
 	rows, err := k.tbl.ReadAll(ctx, 0)
 	if err != nil || fmt.Sprint(rows) != "[[0 v3] [1 v4] [2 v2]]" {
 		t.Fatalf("rows %v %v", rows, err)
+	}
+}
+
+// TestMaintenanceLookupCacheAcrossRuns: the output's maintenance compacts
+// a lookup-changelog table, whose upper levels do not fit
+// lookup.cache-max-memory-size, after every batch with one lookup cache
+// for all its runs: over five runs each data file is opened by lookups at
+// most once (beyond the opens of the compactions whose input it is),
+// although most upper-level files are looked up by every run. The cache's
+// local files live under the system temp directory until the output
+// closes.
+func TestMaintenanceLookupCacheAcrossRuns(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the cache makes its directory (os.TempDir)
+	warehouse := t.TempDir()
+	local, err := storage.NewLocal(warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fio := faultfs.New(local, 1) // no faults: it counts the opens of each file
+	ran := make(chan struct{}, 8)
+	o := newOutput(mustParse(t, fmt.Sprintf(`
+warehouse: %s
+table: t
+create_table:
+  enabled: true
+  schema:
+    - { name: id, type: BIGINT }
+    - { name: v, type: STRING }
+  primary_keys: [ id ]
+  bucket: 1
+  options: { changelog-producer: lookup, lookup.cache-max-memory-size: 1kb, target-file-size: 16kb }
+maintenance: { enabled: true, table_metrics: false, interval: 1ms }
+compaction: { enabled: true }
+`, warehouse)), service.MockResources(), options{
+		openFileIO:     func(context.Context, config.Table) (storage.FileIO, error) { return fio, nil },
+		maintenanceRan: func() { ran <- struct{}{} },
+	})
+	ctx := context.Background()
+	if err := o.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close(ctx) })
+	k := o.staticSink()
+	levels := func(id int64) map[string]int32 {
+		snap, err := k.tbl.Snapshots().Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := k.tbl.Planner().LiveEntries(ctx, snap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int32{}
+		for _, e := range entries {
+			out[e.File.FileName] = e.File.Level
+		}
+		return out
+	}
+	inputs, distinct, lookedUp := map[string]int{}, map[string]bool{}, 0
+	var cache *write.LookupCache
+	// Each batch is one commit, which triggers one maintenance run: a
+	// compaction of the batch's level-0 file, looking its keys up in the
+	// upper levels the earlier runs made.
+	for round := range 5 {
+		n, id := 40, func(i int) int { return (i*53 + round*7) % 2000 }
+		if round == 0 {
+			n, id = 2000, func(i int) int { return i }
+		}
+		batch := make(service.MessageBatch, n)
+		for i := range batch {
+			batch[i] = opMessage("update", fmt.Sprintf(`{"id":%d,"v":"value %d of round %d"}`, id(i), id(i)*7919%10007, round))
+		}
+		prev, err := k.tbl.Snapshots().Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written := int64(1)
+		if prev != nil {
+			written = prev.ID + 1
+		}
+		if err := o.WriteBatch(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		<-ran
+		latest, err := k.tbl.Snapshots().Latest(ctx)
+		if err != nil || latest.ID != written+1 || latest.CommitKind != snapshot.CommitCompact {
+			t.Fatalf("round %d: latest snapshot %+v %v, want the COMPACT snapshot %d", round, latest, err, written+1)
+		}
+		before, after := levels(written), levels(latest.ID)
+		for name, level := range before {
+			if l, ok := after[name]; !ok || l != level {
+				inputs[name]++ // read by the compaction as its input
+			}
+			if level > 0 {
+				distinct[name] = true
+				lookedUp++
+			}
+		}
+		k.maint.lookupsMu.Lock()
+		c := k.maint.lookups
+		k.maint.lookupsMu.Unlock()
+		if cache == nil {
+			cache = c
+		} else if c != cache {
+			t.Fatalf("round %d: the maintenance made a new lookup cache", round)
+		}
+	}
+	reads, reread := 0, 0
+	for p, n := range fio.PathCalls(faultfs.OpOpen) {
+		name := filepath.Base(p)
+		if !strings.HasPrefix(name, "data-") {
+			continue
+		}
+		if more := n - inputs[name]; more > 0 {
+			reads += more
+			if more > 1 {
+				reread++
+			}
+		}
+	}
+	t.Logf("5 runs looked up in %d upper-level files (%d distinct); lookups opened %d data files, %d more than once; cache %+v",
+		lookedUp, len(distinct), reads, reread, cache.Stats())
+	if lookedUp <= len(distinct) || reads == 0 {
+		t.Fatalf("no upper-level file lived through two runs, or no lookup read one: the test does not show the cache's reuse")
+	}
+	if reread > 0 {
+		t.Errorf("%d data files opened more than once by lookups", reread)
+	}
+	if st := cache.Stats(); st.DiskBytes == 0 {
+		t.Errorf("cache %+v: no local lookup file", st)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "paimon-lookup-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("local lookup directories %v, want the cache's", dirs)
+	}
+	if err := o.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "paimon-lookup-*")); len(dirs) != 0 {
+		t.Fatalf("local lookup directories %v after Close", dirs)
 	}
 }

@@ -33,6 +33,9 @@ type Option func(*options)
 type options struct {
 	openFileIO func(ctx context.Context, t config.Table) (storage.FileIO, error)
 	progress   time.Duration
+	// maintenanceRan, when set, is called after every background
+	// maintenance run (tests wait for runs with it).
+	maintenanceRan func()
 }
 
 // WithFileIO makes the outputs open their warehouse with fn instead of

@@ -146,6 +146,7 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 	var onCommit func(*snapshot.Snapshot)
 	if conf.Maintenance.active() {
 		k.maint = newMaintainer(tbl, conf, log, met)
+		k.maint.ran = opts.maintenanceRan
 		onCommit = k.maint.trigger
 	}
 	co := commit.OptionsFromSchema(s, conf.CommitUser)
