@@ -194,7 +194,10 @@ func TestReplicaIdentityNothingRefused(t *testing.T) {
 
 // TestTruncatePolicies: truncate: error stops before the TRUNCATE (the
 // slot is not confirmed past it); truncate: ignore passes it and delivers
-// what follows.
+// what follows; truncate: delete_all emits one truncate message per
+// truncated captured table, with an empty body, in its place among the
+// transaction's changes (tests/e2e TestPgCDCToPaimonTruncate runs all three
+// into Paimon).
 func TestTruncatePolicies(t *testing.T) {
 	t.Run("error", func(t *testing.T) {
 		db := pgtest.New(t)
@@ -221,6 +224,32 @@ func TestTruncatePolicies(t *testing.T) {
 		e := readEvents(t, in, 1)[0]
 		if e.Op != "insert" || e.Row["id"] != jsonNumber(2) {
 			t.Fatalf("after the ignored TRUNCATE: %+v", e)
+		}
+	})
+	t.Run("delete_all", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(ordersDDL + "CREATE TABLE other (id int PRIMARY KEY); CREATE TABLE uncaptured (id int PRIMARY KEY)")
+		db.Exec("CREATE PUBLICATION " + slotName(db) + " FOR TABLE orders, other, uncaptured")
+		in := newInput(t, baseYAML(db, "tables: [ public.orders, public.other ]\nsnapshot: never\ntruncate: delete_all\n"))
+		connect(t, in)
+		db.Exec(`BEGIN; INSERT INTO orders VALUES (1, 'new', 1, NULL); TRUNCATE orders, other, uncaptured;
+			INSERT INTO orders VALUES (2, 'new', 2, NULL); COMMIT`)
+		events := readEvents(t, in, 4)
+		var got []string
+		var last []uint64
+		for _, e := range events {
+			got = append(got, e.Table+" "+e.Op)
+			if p := parsePosition(t, e.Position); last != nil && !positionLess(last, p) {
+				t.Fatalf("position %s not above %v", e.Position, last)
+			} else {
+				last = p
+			}
+			if e.Op == "truncate" && (len(e.Row) != 0 || e.Row == nil || e.PK != "id") {
+				t.Fatalf("truncate message: body %v, pk %q", e.Row, e.PK)
+			}
+		}
+		if want := "orders insert,orders truncate,other truncate,orders insert"; strings.Join(got, ",") != want {
+			t.Fatalf("messages %v, want %s", got, want)
 		}
 	})
 }
