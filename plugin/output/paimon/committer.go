@@ -64,8 +64,8 @@ type commitRequest struct {
 	// truncate message), so it is committed as an OVERWRITE of the whole
 	// table.
 	truncate bool
-	state     atomic.Int32
-	done      chan commitResult // buffered: the committer never blocks on it
+	state    atomic.Int32
+	done     chan commitResult // buffered: the committer never blocks on it
 }
 
 // commitResult is the outcome of the group a request was committed in.

@@ -23,7 +23,7 @@ type messageValues struct {
 	// the table before it is deleted (see truncation).
 	truncate bool
 	kind     kv.RowKind // native: the row kind
-	changes []rawChange
+	changes  []rawChange
 	// fields are the column types the envelope gives, for the columns
 	// schema evolution adds.
 	fields []types.DataField
