@@ -420,6 +420,19 @@ func TestLargeTransaction(t *testing.T) {
 	}
 	_ = acks[len(acks)-1](context.Background(), nil)
 	waitConfirmed(t, db, "want it past the transaction", func(l string) bool { return lsnCmp(t, db, l, txnLSN) > 0 })
+	// The walsender reports its decoding statistics on its own schedule.
+	deadline := time.Now().Add(30 * time.Second)
+	spilled := ""
+	for time.Now().Before(deadline) {
+		if spilled = db.QueryString("SELECT spill_txns || ' transaction(s), ' || pg_size_pretty(spill_bytes) FROM pg_stat_replication_slots WHERE slot_name = '" + slotName(db) + "'"); !strings.HasPrefix(spilled, "0 ") && spilled != "" {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if strings.HasPrefix(spilled, "0 ") || spilled == "" {
+		t.Fatalf("the walsender spilled %q: the transaction did not exceed logical_decoding_work_mem", spilled)
+	}
+	t.Logf("spilled: %s", spilled)
 }
 
 // TestReplicationRole: a non-superuser with LOGIN REPLICATION and SELECT
