@@ -248,27 +248,25 @@ func pgCanonical(t *testing.T, db *pgtest.DB) []string {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		b.WriteByte('{')
-		for i, c := range pgAllTypes {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			quote(&b, c.name)
-			b.WriteByte(':')
-			switch v := vals[i]; {
+		err := writeObject(&b, len(pgAllTypes), func(i int) string { return pgAllTypes[i].name }, func(i int) error {
+			v, render := vals[i], pgAllTypes[i].render
+			switch {
 			case v == nil:
 				b.WriteString("null")
-			case c.render == nil:
+			case render == nil:
 				b.WriteString(*v)
 			default:
-				s, err := c.render(*v)
+				s, err := render(*v)
 				if err != nil {
-					t.Fatalf("column %s value %q: %v", c.name, *v, err)
+					return fmt.Errorf("column %s value %q: %w", pgAllTypes[i].name, *v, err)
 				}
 				b.WriteString(s)
 			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		b.WriteByte('}')
 		out = append(out, b.String())
 	}
 	if err := rows.Err(); err != nil {
