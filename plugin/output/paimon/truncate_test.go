@@ -125,3 +125,28 @@ maintenance: { enabled: false, table_metrics: false }
 		}
 	}
 }
+
+// TestTruncateDynamicBucket: a dynamic-bucket table (bucket -1) is emptied
+// too, its hash index entries dropped with the files, and keys written
+// after the truncate, again or anew, are read once.
+func TestTruncateDynamicBucket(t *testing.T) {
+	ctx := context.Background()
+	o := openKVOutput(t, "  bucket: -1", "maintenance: { enabled: false, table_metrics: false }")
+	for _, c := range []struct {
+		batch []*service.Message
+		want  string
+	}{
+		{[]*service.Message{opMessage("insert", `{"id":1,"v":"a"}`), opMessage("insert", `{"id":2,"v":"b"}`)}, "1|a 2|b"},
+		{[]*service.Message{opMessage("truncate", `{}`), opMessage("insert", `{"id":2,"v":"c"}`)}, "2|c"},
+		{[]*service.Message{opMessage("insert", `{"id":1,"v":"d"}`), opMessage("update", `{"id":2,"v":"e"}`)}, "1|d 2|e"},
+		{[]*service.Message{opMessage("truncate", `{}`)}, ""},
+		{[]*service.Message{opMessage("insert", `{"id":1,"v":"f"}`)}, "1|f"},
+	} {
+		if err := o.WriteBatch(ctx, service.MessageBatch(c.batch)); err != nil {
+			t.Fatal(err)
+		}
+		if got := tableState(t, o); got != c.want {
+			t.Fatalf("table %q, want %q", got, c.want)
+		}
+	}
+}
