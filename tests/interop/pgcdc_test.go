@@ -17,6 +17,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
 	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/snapshot"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/input/pgcdc"
 	_ "github.com/benthos-paimon/benthos-paimon/plugin/output/paimon"
 )
@@ -96,11 +97,13 @@ const pgAllTypesRow = `g, (g % 32000)::smallint, g * 7 - 50000, (g * 3)::oid, g 
 // TestJavaReadsPgCDCTable: a pg_cdc → paimon pipeline (in-process, as
 // tests/e2e runs it) captures a Postgres table of every type pg_cdc maps
 // to Paimon into a primary-key table the output creates from the schema
-// metadata: a snapshot of 300 rows, then inserts, updates, a key change,
-// deletes and a transaction of all of them while streaming. After the
-// snapshot and again after quiescing, Postgres's rows rendered canonically
-// by Postgres itself equal lakecore's read of the table, Java Paimon
-// 1.4.2's and Java Paimon 2.0.0's.
+// metadata: a snapshot of 300 rows; then, while streaming, a transaction
+// that inserts, truncates (truncate: delete_all, an OVERWRITE snapshot of
+// the whole table) and inserts 250 of the rows again; then inserts, updates,
+// a key change, deletes and a transaction of all of them. After the
+// snapshot, after the truncate and again after quiescing, Postgres's rows
+// rendered canonically by Postgres itself equal lakecore's read of the
+// table, Java Paimon 1.4.2's and Java Paimon 2.0.0's.
 func TestJavaReadsPgCDCTable(t *testing.T) {
 	requireOracles(t)
 	if os.Getenv(testenv.RequireInterop) == "1" {
@@ -131,6 +134,7 @@ input:
     tables: [ public.alltypes ]
     status_interval: 200ms
     heartbeat_interval: 0s
+    truncate: delete_all
 output:
   paimon:
     warehouse: %s
@@ -198,6 +202,13 @@ output:
 		}
 	}
 
+	// A truncate between inserts in one transaction: an OVERWRITE of the
+	// whole table with the rows after it, which Java must read as such.
+	db.Exec("BEGIN;" + insert(2001, 2050) + "; TRUNCATE alltypes;" + insert(1, 250) + "; COMMIT")
+	check("after insert, TRUNCATE, insert", true)
+	if s, err := tb.Snapshots().Latest(context.Background()); err != nil || s.CommitKind != snapshot.CommitOverwrite {
+		t.Fatalf("the truncate's snapshot: %+v, %v; want an OVERWRITE", s, err)
+	}
 	db.Exec(insert(301, 400))
 	db.Exec("UPDATE alltypes SET t = t || ' updated', n = n + 1, tz = tz + interval '1 hour', at = array_append(at, 'new') WHERE id % 5 = 0")
 	db.Exec("UPDATE alltypes SET id = id + 100000 WHERE id % 13 = 0") // key changes
