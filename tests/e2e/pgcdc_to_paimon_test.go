@@ -141,7 +141,18 @@ func paimonRows(t *testing.T, wh string) []string {
 // source orders table.
 func waitTableEqualsSelect(t *testing.T, db *pgtest.DB, wh, what string) {
 	t.Helper()
-	want := strings.Join(db.QueryStrings("SELECT id, status, amount, note FROM orders ORDER BY id"), "\n")
+	waitTableEquals(t, wh, what, db.QueryStrings(ordersSelect))
+}
+
+// ordersSelect renders the source orders table as paimonRows renders
+// shop.orders.
+const ordersSelect = "SELECT id, status, amount, note FROM orders ORDER BY id"
+
+// waitTableEquals waits until the Paimon table shop.orders holds the rows
+// of wantRows (ordered by key).
+func waitTableEquals(t *testing.T, wh, what string, wantRows []string) {
+	t.Helper()
+	want := strings.Join(wantRows, "\n")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		got := paimonRows(t, wh)
@@ -149,7 +160,7 @@ func waitTableEqualsSelect(t *testing.T, db *pgtest.DB, wh, what string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: the Paimon table (%d rows) never matched SELECT (%d rows)", what, len(got), strings.Count(want, "\n")+1)
+			t.Fatalf("%s: the Paimon table (%d rows) never matched SELECT (%d rows)", what, len(got), len(wantRows))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

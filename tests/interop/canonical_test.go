@@ -23,19 +23,31 @@ func canonicalRow(fields []types.DataField, row []any) (string, error) {
 		return "", fmt.Errorf("row has %d values for %d columns", len(row), len(fields))
 	}
 	var b strings.Builder
+	err := writeObject(&b, len(fields), func(i int) string { return fields[i].Name }, func(i int) error {
+		if err := canonicalValue(&b, fields[i].Type, row[i]); err != nil {
+			return fmt.Errorf("column %q: %w", fields[i].Name, err)
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
+// writeObject writes a canonical JSON object of n members, in order: the
+// name of member i is name(i), its value what value(i) writes to b.
+func writeObject(b *strings.Builder, n int, name func(int) string, value func(int) error) error {
 	b.WriteByte('{')
-	for i, f := range fields {
+	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		quote(&b, f.Name)
+		quote(b, name(i))
 		b.WriteByte(':')
-		if err := canonicalValue(&b, f.Type, row[i]); err != nil {
-			return "", fmt.Errorf("column %q: %w", f.Name, err)
+		if err := value(i); err != nil {
+			return err
 		}
 	}
 	b.WriteByte('}')
-	return b.String(), nil
+	return nil
 }
 
 // canonicalRows renders rows and sorts the lines by code point.
@@ -195,18 +207,12 @@ func canonicalValue(b *strings.Builder, t types.DataType, v any) error {
 		if !ok || len(x) != len(t.Fields) {
 			return bad()
 		}
-		b.WriteByte('{')
-		for i, f := range t.Fields {
-			if i > 0 {
-				b.WriteByte(',')
+		return writeObject(b, len(x), func(i int) string { return t.Fields[i].Name }, func(i int) error {
+			if err := canonicalValue(b, t.Fields[i].Type, x[i]); err != nil {
+				return fmt.Errorf("field %q: %w", t.Fields[i].Name, err)
 			}
-			quote(b, f.Name)
-			b.WriteByte(':')
-			if err := canonicalValue(b, f.Type, x[i]); err != nil {
-				return fmt.Errorf("field %q: %w", f.Name, err)
-			}
-		}
-		b.WriteByte('}')
+			return nil
+		})
 	default:
 		return fmt.Errorf("no canonical form for %s", t)
 	}

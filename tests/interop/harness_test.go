@@ -25,6 +25,7 @@ import (
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fixturetest"
 	"github.com/benthos-paimon/benthos-paimon/internal/oracle"
+	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
 )
 
 // env is what TestMain found: paths, and why the oracles are unavailable
@@ -62,7 +63,7 @@ func TestMain(m *testing.M) {
 				f()
 			}
 		}()
-		code := m.Run()
+		code := pgtest.Run(m) // stops the Postgres cluster TestJavaReadsPgCDCTable starts
 		if code == 0 && env.unavailable == "" {
 			code = checkKnownFilesUsed()
 		}

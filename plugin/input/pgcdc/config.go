@@ -64,6 +64,10 @@ type TruncatePolicy string
 const (
 	TruncateError  TruncatePolicy = "error"
 	TruncateIgnore TruncatePolicy = "ignore"
+	// TruncateDeleteAll emits a message with operation "truncate" at the
+	// TRUNCATE's place in its transaction, which the paimon output turns
+	// into an OVERWRITE snapshot emptying the table.
+	TruncateDeleteAll TruncatePolicy = "delete_all"
 )
 
 // ToastPolicy is the toast field: what an unchanged TOAST value that the
@@ -150,7 +154,7 @@ confirmed position.
 
 == Metadata
 
-` + "`table`" + `, ` + "`pg_schema`" + `, ` + "`operation`" + ` (read, insert, update, delete), ` + "`lsn`" + ` (end LSN
+` + "`table`" + `, ` + "`pg_schema`" + `, ` + "`operation`" + ` (read, insert, update, delete; truncate under ` + "`truncate: delete_all`" + `), ` + "`lsn`" + ` (end LSN
 of the transaction's commit, X/Y; the snapshot's point for read rows), ` + "`lsn_seq`" + ` (1, 2, … within the
 transaction or snapshot chunk), ` + "`lsn_position`" + ` (streamed rows: the commit end LSN as a decimal number,
 a dot, lsn_seq; empty for read rows), ` + "`xid`" + `, ` + "`commit_ts_ms`" + `, ` + "`pk`" + ` (primary-key columns, comma-separated),
@@ -217,8 +221,8 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("Small transactions already received are combined into one batch of at most this many rows (whole transactions only).").
 				Default(10000).
 				Advanced(),
-			service.NewStringEnumField(fieldTruncate, string(TruncateError), string(TruncateIgnore)).
-				Description("What a `TRUNCATE` of a captured table does: `error` stops the stream with an error naming the table (nothing is confirmed past it); `ignore` skips it with a warning.").
+			service.NewStringEnumField(fieldTruncate, string(TruncateError), string(TruncateIgnore), string(TruncateDeleteAll)).
+				Description("What a `TRUNCATE` of a captured table does: `error` stops the stream with an error naming the table (nothing is confirmed past it); `ignore` skips it with a warning (downstream keeps the rows); `delete_all` emits one message with `operation: truncate` and an empty body per truncated table, in its place among the transaction's changes, which the `paimon` output (with `row_kind: ${! @operation }` or the operation metadata) commits as an OVERWRITE snapshot that deletes every row of the table, as Paimon's own `TRUNCATE TABLE` does.").
 				Default(string(TruncateError)),
 			service.NewStringEnumField(fieldToast, string(ToastError), string(ToastNull)).
 				Description("An update that leaves a TOASTed value unchanged does not carry it unless the table has `REPLICA IDENTITY FULL`. `error` stops with an error naming the table and column; `null` sends null and lists the column in `unchanged_toast`.").

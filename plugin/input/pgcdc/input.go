@@ -40,7 +40,7 @@ func Register(env *service.Environment) error {
 // Metric names (beside Benthos' input_received and input_latency_ns).
 const (
 	// MetricRows counts the messages emitted, by operation (read, insert,
-	// update, delete).
+	// update, delete, truncate).
 	MetricRows = "pg_cdc_rows"
 	// MetricTransactions counts the transactions decoded from the stream.
 	MetricTransactions = "pg_cdc_transactions"

@@ -45,7 +45,7 @@ type openTxn struct {
 }
 
 // opCounts counts a transaction's messages by operation.
-type opCounts struct{ insert, update, delete int64 }
+type opCounts struct{ insert, update, delete, truncate int64 }
 
 func (c *opCounts) add(op string) {
 	switch op {
@@ -55,6 +55,8 @@ func (c *opCounts) add(op string) {
 		c.update++
 	case "delete":
 		c.delete++
+	case "truncate":
+		c.truncate++
 	}
 }
 
@@ -63,7 +65,7 @@ func (c *opCounts) report(rows *service.MetricCounter) {
 	for _, n := range [...]struct {
 		op string
 		n  int64
-	}{{"insert", c.insert}, {"update", c.update}, {"delete", c.delete}} {
+	}{{"insert", c.insert}, {"update", c.update}, {"delete", c.delete}, {"truncate", c.truncate}} {
 		if n.n > 0 {
 			rows.Incr(n.n, n.op)
 		}
@@ -281,14 +283,23 @@ func (st *streamState) handle(ctx context.Context, data []byte) error {
 			if t == nil {
 				continue
 			}
-			if s.in.conf.Truncate == TruncateIgnore {
+			switch s.in.conf.Truncate {
+			case TruncateIgnore:
 				s.in.m.truncs.Incr(1)
 				s.in.log.Warnf("pg_cdc: TRUNCATE of %s (transaction %d) ignored (truncate: ignore): downstream keeps the rows", t.name, st.xid())
+				continue
+			case TruncateDeleteAll:
+				// In its place among the transaction's changes: rows the
+				// transaction wrote before it are deleted with the rest, those
+				// after it stay.
+				if err := st.add(ctx, t, "truncate", map[string]any{}, nil, nil); err != nil {
+					return err
+				}
 				continue
 			}
 			// The slot delivers it again after every restart: permanent.
 			return permanentf("pg_cdc: TRUNCATE of %s in transaction %d: truncate is error, so the stream stops before it "+
-				"(nothing after it is confirmed). Empty the target yourself and set truncate: ignore to pass it", t.name, st.xid())
+				"(nothing after it is confirmed). Set truncate: delete_all to empty the target table too, or empty it yourself and set truncate: ignore to pass it", t.name, st.xid())
 		}
 	case *pglogrepl.LogicalDecodingMessage:
 		// Heartbeats (ours or anyone's) outside a transaction: with

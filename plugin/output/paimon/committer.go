@@ -60,8 +60,12 @@ type commitRequest struct {
 	// positions are the source offsets the batch commits (nil without
 	// source_position).
 	positions *batchPositions
-	state     atomic.Int32
-	done      chan commitResult // buffered: the committer never blocks on it
+	// truncate: the batch empties the table before its own rows (a
+	// truncate message), so it is committed as an OVERWRITE of the whole
+	// table.
+	truncate bool
+	state    atomic.Int32
+	done     chan commitResult // buffered: the committer never blocks on it
 }
 
 // commitResult is the outcome of the group a request was committed in.
@@ -214,24 +218,44 @@ func (g *groupCommitter) close(ctx context.Context) error {
 	}
 }
 
-// commitGroup commits the requests still wanted as one snapshot and
-// answers each.
+// commitGroup commits the requests still wanted and answers each: as one
+// snapshot, unless some truncate the table. Each truncating request starts
+// a commit of its own, an OVERWRITE of the whole table with the files of
+// the requests from it up to the next truncating one, as Java's
+// FileStoreCommitImpl.truncateTable (tryOverwrite with no partition filter)
+// does when there are none: every live file deleted, index entries dropped.
+// The requests before it commit first, so that the table's end state
+// follows their order in the queue.
 func (g *groupCommitter) commitGroup(group []*commitRequest) {
 	live := group[:0]
-	var msgs []commit.Message
-	var rows, files, bytes int64
 	for _, r := range group {
 		if r.state.CompareAndSwap(reqPending, reqTaken) {
 			live = append(live, r)
-			msgs = append(msgs, r.msgs...)
-			rows += r.rows
-			files += r.files
-			bytes += r.bytes
 		}
 	}
-	if len(live) == 0 {
-		return
+	for len(live) > 0 {
+		n := 1
+		for n < len(live) && !live[n].truncate {
+			n++
+		}
+		g.commitRequests(live[:n])
+		live = live[n:]
 	}
+}
+
+// commitRequests commits live, taken requests as one snapshot (an
+// OVERWRITE of the whole table when the first truncates it) under the next
+// identifier and answers each.
+func (g *groupCommitter) commitRequests(live []*commitRequest) {
+	var msgs []commit.Message
+	var rows, files, bytes int64
+	for _, r := range live {
+		msgs = append(msgs, r.msgs...)
+		rows += r.rows
+		files += r.files
+		bytes += r.bytes
+	}
+	overwrite := live[0].truncate
 	id := g.nextID
 	g.nextID++
 
@@ -250,7 +274,13 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 	}
 
 	start := time.Now()
-	snap, err := g.c.Commit(g.ctx, id, msgs, opts...)
+	var snap *snapshot.Snapshot
+	var err error
+	if overwrite {
+		snap, err = g.c.Overwrite(g.ctx, id, nil, msgs, opts...)
+	} else {
+		snap, err = g.c.Commit(g.ctx, id, msgs, opts...)
+	}
 	ambiguous := err != nil && errors.Is(err, commit.ErrCommitAmbiguous)
 	if ambiguous && errors.Is(err, commit.ErrStaleSnapshot) {
 		// The snapshot was created while expiry deleted the ones above
@@ -260,7 +290,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 		g.log.Warnf("Commit %d of %d batches raced snapshot expiry and its outcome cannot be known; the batches will be delivered again: %v", id, len(live), err)
 	} else if ambiguous {
 		g.log.Warnf("Commit %d of %d batches has an unknown outcome, resolving it through commit user %q: %v", id, len(live), g.user, err)
-		snap, err = g.resolve(g.ctx, id, msgs, err, opts)
+		snap, err = g.resolve(g.ctx, id, msgs, overwrite, err, opts)
 	}
 	g.met.commitLatency.Timing(time.Since(start).Nanoseconds())
 
@@ -286,6 +316,10 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 				snap.ID, id, rows, files, len(live), time.Since(start).Round(time.Millisecond))
 		}
 		g.logProgress(snap, rows)
+		if overwrite && snap != nil {
+			g.log.Infof("Truncated the table: snapshot %d (OVERWRITE, identifier %d) deleted every row and added %d rows written after the truncate",
+				snap.ID, id, rows)
+		}
 	}
 	for _, r := range live {
 		r.done <- res
@@ -299,7 +333,7 @@ func (g *groupCommitter) commitGroup(group []*commitRequest) {
 // whether the user's snapshots reached id and, if they did not, commits
 // again under the same identifier; up to maxResolveRounds times. The error
 // returned still wraps ErrCommitAmbiguous when the outcome stays unknown.
-func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Message, err error, opts []commit.CommitOption) (*snapshot.Snapshot, error) {
+func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Message, overwrite bool, err error, opts []commit.CommitOption) (*snapshot.Snapshot, error) {
 	wait := resolveWait
 	for round := 1; round <= maxResolveRounds; round++ {
 		t := time.NewTimer(wait)
@@ -325,10 +359,17 @@ func (g *groupCommitter) resolve(ctx context.Context, id int64, msgs []commit.Me
 		}
 		g.log.Infof("Commit %d of user %q did not land; committing it again", id, g.user)
 		var snap *snapshot.Snapshot
-		// With Java's recovery check: if the commit did land and expiry
-		// already removed its snapshot from view, its files are live and
-		// are not added a second time.
-		snap, err = g.c.CommitRecovered(ctx, id, msgs, opts...)
+		if overwrite {
+			// An overwrite has no recovery check: it deletes what is live
+			// at its attempt and adds its files, so the table ends with
+			// this batch's rows either way.
+			snap, err = g.c.Overwrite(ctx, id, nil, msgs, opts...)
+		} else {
+			// With Java's recovery check: if the commit did land and expiry
+			// already removed its snapshot from view, its files are live and
+			// are not added a second time.
+			snap, err = g.c.CommitRecovered(ctx, id, msgs, opts...)
+		}
 		if errors.Is(err, manifest.ErrDuplicateFile) {
 			g.log.Infof("Commit %d of user %q did land (its files are in the table); its batches are acknowledged", id, g.user)
 			return nil, nil

@@ -364,8 +364,13 @@ func ConfigSpec() *service.ConfigSpec {
 					"`-U` (the row before an update) or `-D` (delete), or the operation words `insert`, `read`, "+
 					"`update`, `update_after`, `update_before` and `delete`. Empty (the default) reads the `operation` "+
 					"metadata that Benthos CDC inputs set (`read`/`insert` -> `+I`, `update` -> `+U`, `delete` -> `-D`) and "+
-					"takes `+I` where there is none. A delete needs only the primary-key columns. Append tables accept "+
-					"inserts only: a message whose row kind is not an insert fails alone. Changes to a key are applied "+
+					"takes `+I` where there is none. A delete needs only the primary-key columns. `truncate` (what `pg_cdc` "+
+					"sends under `truncate: delete_all`) deletes every row of the table at its place in the batch: the "+
+					"batch is committed as one OVERWRITE snapshot that deletes every file of the table and adds the rows "+
+					"of the messages after it (the messages before it are not converted); alone, that is the snapshot "+
+					"Paimon's `TRUNCATE TABLE` writes. Append tables accept inserts only (and `truncate` given by "+
+					"`row_kind`; without `row_kind` they ignore the operation metadata): a message whose row kind is not an "+
+					"insert fails alone. Changes to a key are applied "+
 					"in the order they are written: a primary-key table takes one batch at a time (max_in_flight 1); "+
 					"set `pipeline.threads: 1` so that Benthos' processor threads do not reorder batches before they "+
 					"arrive. A batch that fails and is delivered again lands after the batches written meanwhile, so a "+

@@ -17,10 +17,13 @@ import (
 // envelope (cdc_format) its changes; nothing when it is skipped (committed
 // before, source_position).
 type messageValues struct {
-	skip    bool
-	native  bool
-	kind    kv.RowKind // native: the row kind
-	changes []rawChange
+	skip   bool
+	native bool
+	// truncate marks a message whose row kind is "truncate": every row of
+	// the table before it is deleted (see truncation).
+	truncate bool
+	kind     kv.RowKind // native: the row kind
+	changes  []rawChange
 	// fields are the column types the envelope gives, for the columns
 	// schema evolution adds.
 	fields []types.DataField
@@ -42,7 +45,7 @@ type rawChange struct {
 // element of an array the batch allocates once: one allocation fewer per
 // message.
 func (v messageValues) convert(st *writeState, msg *service.Message, slot []change) ([]change, []rowconv.NewColumn, error) {
-	if v.skip {
+	if v.skip || v.truncate {
 		return nil, nil, nil
 	}
 	if v.native {
@@ -135,6 +138,10 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 		} else if v, ok := msg.MetaGetMut("operation"); ok {
 			text = fmt.Sprint(v)
 		}
+		if isTruncate(text) {
+			values[i].truncate = true
+			continue
+		}
 		kind, err := ParseRowKind(text)
 		if err != nil {
 			errs[i] = err
@@ -160,6 +167,44 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 		}
 	}
 	return values, errs
+}
+
+// isTruncate reports whether a row kind text is the truncate operation
+// (pg_cdc's truncate: delete_all), in any case.
+func isTruncate(s string) bool {
+	return len(s) >= len(rowKindTruncate) && strings.EqualFold(strings.TrimSpace(s), rowKindTruncate)
+}
+
+// rowKindTruncate is the row kind, and operation, that empties the table.
+const rowKindTruncate = "truncate"
+
+// truncation finds the batch's last truncate message that can take effect
+// and returns its index, or -1. The messages before it are superseded: the
+// rows they write would be deleted in the same snapshot, so they are not
+// converted (values[i].skip; their conversion errors dropped) and count as
+// committed with it. A table reads truncate from row_kind, or from the
+// operation metadata when it has a primary key; an append table without
+// row_kind ignores the operation, so its truncate messages are rows as any
+// other message (+I).
+func (k *tableSink) truncation(keyed bool, values []messageValues, valueErrs, posErrs []error) int {
+	cut := -1
+	for i := range values {
+		if !values[i].truncate {
+			continue
+		}
+		if !keyed && k.conf.RowKind == nil {
+			values[i].truncate, values[i].kind = false, kv.Insert
+			continue
+		}
+		if valueErrs[i] == nil && posErrs[i] == nil {
+			cut = i
+		}
+	}
+	for i := 0; i < cut; i++ {
+		values[i] = messageValues{skip: true}
+		valueErrs[i] = nil
+	}
+	return cut
 }
 
 // withBefore is message i, an update, as a -U of the row the before

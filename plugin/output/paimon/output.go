@@ -339,7 +339,7 @@ func ParseRowKind(s string) (kv.RowKind, error) {
 	case "delete", "d":
 		return kv.Delete, nil
 	}
-	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete", s)
+	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete, truncate", s)
 }
 
 // discard deletes what a failed batch wrote.

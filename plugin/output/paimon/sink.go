@@ -214,6 +214,10 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 	k.lastUsed.Store(time.Now().UnixNano())
 	offsets, skip, posErrs := k.sourceOffsets(batch)
 	values, valueErrs := k.decode(batch, skip)
+	if posErrs == nil {
+		posErrs = make([]error, len(batch))
+	}
+	cut := k.truncation(k.state.Load().keyed, values, valueErrs, posErrs)
 	st, changes, msgErrs, err := k.convert(ctx, batch, values)
 	if err != nil {
 		return nil, err
@@ -241,7 +245,7 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 		}
 	}
 	if k.conf.UnchangedColumns != nil {
-		if err := k.fillUnchanged(ctx, st, values, changes, msgErrs); err != nil {
+		if err := k.fillUnchanged(ctx, st, values, changes, msgErrs, cut >= 0); err != nil {
 			return nil, err
 		}
 	}
@@ -284,6 +288,14 @@ func (k *tableSink) write(ctx context.Context, batch service.MessageBatch) (msgE
 	}
 	if err != nil {
 		return failBatch(err)
+	}
+	if cut >= 0 {
+		// The snapshot deletes every row of the table and adds those written
+		// after the truncate, atomically, as the source's transaction did.
+		if req == nil {
+			req = &commitRequest{}
+		}
+		req.truncate = true
 	}
 	if req != nil { // nil: every message failed, was committed before, or an empty batch; nothing to commit
 		req.positions = positions

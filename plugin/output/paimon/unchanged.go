@@ -15,7 +15,9 @@ import (
 // fillUnchanged sets the unchanged_columns of each insert and update of
 // the batch to the values of its key's current row: the key's last
 // insert or update earlier in the batch (none after a delete), else the
-// table's latest snapshot through a point lookup (lakecore.Table.Lookup).
+// table's latest snapshot through a point lookup (lakecore.Table.Lookup),
+// unless the batch truncates the table (truncated): then a key not written
+// earlier in the batch has no row.
 //
 // The snapshot is current because write waits for its commit and a
 // primary-key table takes one batch at a time (max_in_flight 1), so every
@@ -23,7 +25,7 @@ import (
 // kept (no such column, no row for the key, a merge engine that does not
 // replace rows) fails alone; a lookup that fails to read the table fails
 // the batch (returned), as storage errors do elsewhere.
-func (k *tableSink) fillUnchanged(ctx context.Context, st *writeState, values []messageValues, changes [][]change, msgErrs []error) error {
+func (k *tableSink) fillUnchanged(ctx context.Context, st *writeState, values []messageValues, changes [][]change, msgErrs []error, truncated bool) error {
 	wanted := false
 	for i := range values {
 		if len(values[i].unchanged) > 0 && msgErrs[i] == nil {
@@ -85,7 +87,7 @@ func (k *tableSink) fillUnchanged(ctx context.Context, st *writeState, values []
 				return fmt.Errorf("%s: encode the key of message %d: %w", fieldUnchanged, i, err)
 			}
 			if cols := values[i].unchanged; len(cols) > 0 && (c.kind == kv.Insert || c.kind == kv.UpdateAfter) {
-				if err := k.keepColumns(ctx, s.Fields, cols, c.row, key, id, current); err != nil {
+				if err := k.keepColumns(ctx, s.Fields, cols, c.row, key, id, current, truncated); err != nil {
 					var ke *keepError
 					if !errors.As(err, &ke) {
 						return err
@@ -110,8 +112,9 @@ type keepError struct{ msg string }
 
 func (e *keepError) Error() string { return e.msg }
 
-// keepColumns copies cols of the key's current row into row.
-func (k *tableSink) keepColumns(ctx context.Context, fields []types.DataField, cols []string, row, key []any, id string, current map[string][]any) error {
+// keepColumns copies cols of the key's current row into row; truncated:
+// only a row written earlier in the batch is current.
+func (k *tableSink) keepColumns(ctx context.Context, fields []types.DataField, cols []string, row, key []any, id string, current map[string][]any, truncated bool) error {
 	idx := make([]int, len(cols))
 	for n, c := range cols {
 		if idx[n] = types.FieldByName(fields, c); idx[n] < 0 {
@@ -119,7 +122,7 @@ func (k *tableSink) keepColumns(ctx context.Context, fields []types.DataField, c
 		}
 	}
 	base, seen := current[id]
-	if !seen {
+	if !seen && !truncated {
 		found, err := k.tbl.Lookup(ctx, 0, key)
 		if err != nil {
 			return fmt.Errorf("%s: look up key %v in table %s: %w", fieldUnchanged, key, k.conf.Table, err)
