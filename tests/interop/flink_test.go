@@ -25,32 +25,54 @@ import (
 // paimon-flink-2.0 2.0.0, one JVM for the whole run. Each warehouse is a
 // Paimon catalog there; statements name tables database.table.
 
-// flinkRead is oracleRead for Flink: SELECT * of ref, at a snapshot with
-// the scan.snapshot-id hint (time travel), filtered by the --filter
-// expression turned into SQL (sqlFilter).
+// flinkRead is oracleRead for Flink: the query flinkQuery makes.
 func flinkRead(ref tableRef, o readOpts) ([]string, error) {
-	q := "SELECT * FROM " + sqlName(ref)
-	if o.snapshot > 0 {
-		q += fmt.Sprintf(" /*+ OPTIONS('scan.snapshot-id'='%d') */", o.snapshot)
-	}
-	if o.filter != "" {
-		cat, err := lakecore.OpenCatalog(context.Background(), ref.warehouse, storage.S3Config{})
-		if err != nil {
-			return nil, err
-		}
-		tb, err := cat.OpenTable(context.Background(), ref.db, ref.table)
-		if err != nil {
-			return nil, err
-		}
-		where, err := sqlFilter(o.filter, tb.Schema().Fields)
-		if err != nil {
-			return nil, err
-		}
-		q += " WHERE " + where
+	q, err := flinkQuery(ref, o)
+	if err != nil {
+		return nil, err
 	}
 	lines, err := flinkSQL(ref.warehouse, q)
 	sortCodePoints(lines)
 	return lines, err
+}
+
+// flinkQuery is the SELECT * of ref an oracle read is in Flink SQL: at a
+// snapshot with the scan.snapshot-id hint (time travel), filtered by the
+// --filter expression turned into SQL (sqlFilter).
+func flinkQuery(ref tableRef, o readOpts) (string, error) {
+	q := "SELECT * FROM " + sqlName(ref)
+	if o.snapshot > 0 {
+		q += fmt.Sprintf(" /*+ OPTIONS('scan.snapshot-id'='%d') */", o.snapshot)
+	}
+	if o.filter == "" {
+		return q, nil
+	}
+	cat, err := lakecore.OpenCatalog(context.Background(), ref.warehouse, storage.S3Config{})
+	if err != nil {
+		return "", err
+	}
+	tb, err := cat.OpenTable(context.Background(), ref.db, ref.table)
+	if err != nil {
+		return "", err
+	}
+	where, err := sqlFilter(o.filter, tb.Schema().Fields)
+	if err != nil {
+		return "", err
+	}
+	return q + " WHERE " + where, nil
+}
+
+// readQuery is the SQL query of an oracle read for the failure message:
+// Flink's, "" for the oracles that read through an API.
+func readQuery(reader string, ref tableRef, o readOpts) string {
+	if reader != flink {
+		return ""
+	}
+	q, err := flinkQuery(ref, o)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return q
 }
 
 // flinkSQL runs one statement in Flink's batch mode with warehouse's
@@ -128,8 +150,9 @@ var flinkStreams int
 
 // flinkStream is a streaming query running in the Flink oracle.
 type flinkStream struct {
-	t  *testing.T
-	id string
+	t     *testing.T
+	id    string
+	query string
 }
 
 // startFlinkStream starts sql in Flink's streaming mode; the stream is
@@ -137,7 +160,7 @@ type flinkStream struct {
 func startFlinkStream(t *testing.T, warehouse, sql string) *flinkStream {
 	t.Helper()
 	flinkStreams++
-	s := &flinkStream{t: t, id: fmt.Sprintf("%s#%d", t.Name(), flinkStreams)}
+	s := &flinkStream{t: t, id: fmt.Sprintf("%s#%d", t.Name(), flinkStreams), query: sql}
 	if _, err := env.oracles[flink].Call("stream-start", "--warehouse", warehouse, "--id", s.id, "--sql", sql); err != nil {
 		t.Fatalf("Flink starts the streaming query %s: %v", sql, err)
 	}
@@ -284,7 +307,7 @@ func TestFlinkStreamsAppendTable(t *testing.T) {
 			}
 			query := fmt.Sprintf("SELECT * FROM %s /*+ OPTIONS(%s,%s) */", sqlName(g.ref), tc.hint(g), fastDiscovery)
 			st := startFlinkStream(t, wh, query)
-			w := where{table: g.ref.String(), writer: "go", reader: "flink stream " + query}
+			w := where{table: g.ref.String(), writer: "go", reader: "flink stream", query: query}
 			var got []flinkRecord
 			var wantGroups [][]int
 			if tc.mode == "latest" {
@@ -550,7 +573,7 @@ func TestFlinkStreamsPrimaryKeyTable(t *testing.T) {
 			}
 			sortCodePoints(want)
 			for i, m := range tc.modes {
-				w := where{table: ref.String() + " (changelog-producer " + name + ")", writer: "go", reader: "flink stream, scan.mode " + m.String()}
+				w := where{table: ref.String() + " (changelog-producer " + name + ")", writer: "go", reader: "flink stream", query: streams[i].query}
 				var got []flinkRecord
 				if i < tc.exact {
 					goPlans, err := goStream(ctx, tb, tb.Schema().Fields, m)
@@ -650,7 +673,7 @@ func TestFlinkWritesGoReads(t *testing.T) {
 		sortCodePoints(got)
 		verdict(t, where{table: ref.String(), writer: after, reader: "go"}, nil, want, got, nil)
 		got, err = flinkRead(ref, readOpts{})
-		verdict(t, where{table: ref.String(), writer: after, reader: flink}, nil, want, got, err)
+		verdict(t, where{table: ref.String(), writer: after, reader: flink, query: readQuery(flink, ref, readOpts{})}, nil, want, got, err)
 		return tb
 	}
 	flinkExec := func(what, sql string) {
@@ -851,7 +874,7 @@ func TestFlinkConsumerPinsSnapshots(t *testing.T) {
 	}
 	t.Run("first run", func(t *testing.T) {
 		st := startFlinkStream(t, wh, query)
-		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink " + query}, nil, rowsOf(1, 3), lines(st.take(9)), nil)
+		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink stream", query: query}, nil, rowsOf(1, 3), lines(st.take(9)), nil)
 		// the consumer is written when a checkpoint completes
 		deadline := time.Now().Add(time.Minute)
 		for {
@@ -885,7 +908,7 @@ func TestFlinkConsumerPinsSnapshots(t *testing.T) {
 	}
 	t.Run("resumed", func(t *testing.T) {
 		st := startFlinkStream(t, wh, query)
-		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink resumed " + query}, nil, rowsOf(4, 6), lines(st.take(9)), nil)
+		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink stream (resumed)", query: query}, nil, rowsOf(4, 6), lines(st.take(9)), nil)
 		st.quiet(1500 * time.Millisecond)
 	})
 }

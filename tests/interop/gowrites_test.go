@@ -163,7 +163,8 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 				t.Parallel()
 				t.Run("latest", func(t *testing.T) {
 					got, err := oracleRead(reader, g.ref, readOpts{})
-					verdict(t, where{table: g.name, writer: "go", reader: reader}, known(g.name, reader, ""), wantLatest, got, err)
+					verdict(t, where{table: g.name, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{})},
+						known(g.name, reader, ""), wantLatest, got, err)
 				})
 				for _, id := range ids {
 					t.Run(fmt.Sprintf("snapshot-%d", id), func(t *testing.T) {
@@ -172,7 +173,8 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 						if reader == flink {
 							want = wantSnapLatest[id]
 						}
-						verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: reader}, known(g.name, reader, ""), want, got, err)
+						verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{snapshot: id})},
+							known(g.name, reader, ""), want, got, err)
 					})
 				}
 				for _, f := range filters {
@@ -182,7 +184,8 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 						if reader == flink {
 							want = wantSQLFilter[f]
 						}
-						verdict(t, where{table: g.name, writer: "go", reader: reader, filter: f}, known(g.name, reader, f), want, got, err)
+						verdict(t, where{table: g.name, writer: "go", reader: reader, filter: f, query: readQuery(reader, g.ref, readOpts{filter: f})},
+							known(g.name, reader, f), want, got, err)
 					})
 				}
 			})
