@@ -26,12 +26,12 @@ import (
 // Paimon catalog there; statements name tables database.table.
 
 // flinkRead is oracleRead for Flink: the query flinkQuery makes.
-func flinkRead(ref tableRef, o readOpts) ([]string, error) {
+func flinkRead(engine string, ref tableRef, o readOpts) ([]string, error) {
 	q, err := flinkQuery(ref, o)
 	if err != nil {
 		return nil, err
 	}
-	lines, err := flinkSQL(ref.warehouse, q)
+	lines, err := flinkSQL(engine, ref.warehouse, q)
 	sortCodePoints(lines)
 	return lines, err
 }
@@ -65,7 +65,7 @@ func flinkQuery(ref tableRef, o readOpts) (string, error) {
 // readQuery is the SQL query of an oracle read for the failure message:
 // Flink's, "" for the oracles that read through an API.
 func readQuery(reader string, ref tableRef, o readOpts) string {
-	if reader != flink {
+	if !slices.Contains(flinkEngines, reader) {
 		return ""
 	}
 	q, err := flinkQuery(ref, o)
@@ -75,10 +75,25 @@ func readQuery(reader string, ref tableRef, o readOpts) string {
 	return q
 }
 
-// flinkSQL runs one statement in Flink's batch mode with warehouse's
-// catalog current, and returns a query's canonical rows in Flink's order.
-func flinkSQL(warehouse, sql string) ([]string, error) {
-	return env.oracles[flink].Call("sql", "--warehouse", warehouse, "--sql", sql)
+// flinkSQL runs one statement in the batch mode of a Flink engine (flink,
+// flink1) with warehouse's catalog current, and returns a query's
+// canonical rows in Flink's order.
+func flinkSQL(engine, warehouse, sql string) ([]string, error) {
+	return env.oracles[engine].Call("sql", "--warehouse", warehouse, "--sql", sql)
+}
+
+// flinkEngines are the Flink oracles: Flink 2.0.0 with Paimon 2.0.0, and
+// the 1.20 line (Flink 1.20.3 with paimon-flink-1.20 1.3.1, the newest the
+// registry serves of it).
+var flinkEngines = []string{flink, flink1}
+
+// forFlinkEngines runs test once per Flink engine, as a subtest named
+// after it.
+func forFlinkEngines(t *testing.T, test func(t *testing.T, engine string)) {
+	requireOracles(t)
+	for _, e := range flinkEngines {
+		t.Run(e, func(t *testing.T) { test(t, e) })
+	}
 }
 
 // sqlName is ref's table as Flink SQL names it in its warehouse's catalog.
@@ -150,22 +165,23 @@ var flinkStreams int
 
 // flinkStream is a streaming query running in the Flink oracle.
 type flinkStream struct {
-	t     *testing.T
-	id    string
-	query string
+	t      *testing.T
+	engine string
+	id     string
+	query  string
 }
 
 // startFlinkStream starts sql in Flink's streaming mode; the stream is
 // stopped when the test ends.
-func startFlinkStream(t *testing.T, warehouse, sql string) *flinkStream {
+func startFlinkStream(t *testing.T, engine, warehouse, sql string) *flinkStream {
 	t.Helper()
 	flinkStreams++
-	s := &flinkStream{t: t, id: fmt.Sprintf("%s#%d", t.Name(), flinkStreams), query: sql}
-	if _, err := env.oracles[flink].Call("stream-start", "--warehouse", warehouse, "--id", s.id, "--sql", sql); err != nil {
+	s := &flinkStream{t: t, engine: engine, id: fmt.Sprintf("%s#%d", t.Name(), flinkStreams), query: sql}
+	if _, err := env.oracles[engine].Call("stream-start", "--warehouse", warehouse, "--id", s.id, "--sql", sql); err != nil {
 		t.Fatalf("Flink starts the streaming query %s: %v", sql, err)
 	}
 	t.Cleanup(func() {
-		if _, err := env.oracles[flink].Call("stream-stop", "--id", s.id); err != nil {
+		if _, err := env.oracles[engine].Call("stream-stop", "--id", s.id); err != nil {
 			t.Errorf("Flink stops stream %s: %v", s.id, err)
 		}
 	})
@@ -189,7 +205,7 @@ func (s *flinkStream) take(n int) []flinkRecord {
 	if n == 0 {
 		return nil
 	}
-	lines, err := env.oracles[flink].Call("stream-take", "--id", s.id, "--rows", fmt.Sprint(n), "--timeout-ms", "120000")
+	lines, err := env.oracles[s.engine].Call("stream-take", "--id", s.id, "--rows", fmt.Sprint(n), "--timeout-ms", "120000")
 	if err != nil {
 		s.t.Fatalf("stream %s: %v", s.id, err)
 	}
@@ -203,7 +219,7 @@ func (s *flinkStream) take(n int) []flinkRecord {
 // poll returns every record the stream emits within d.
 func (s *flinkStream) poll(d time.Duration) []flinkRecord {
 	s.t.Helper()
-	lines, err := env.oracles[flink].Call("stream-poll", "--id", s.id, "--ms", fmt.Sprint(d.Milliseconds()))
+	lines, err := env.oracles[s.engine].Call("stream-poll", "--id", s.id, "--ms", fmt.Sprint(d.Milliseconds()))
 	if err != nil {
 		s.t.Fatalf("stream %s: %v", s.id, err)
 	}
@@ -229,7 +245,7 @@ func (s *flinkStream) drain(quiet time.Duration) []flinkRecord {
 // quiet fails the test when the stream emits another record within d.
 func (s *flinkStream) quiet(d time.Duration) {
 	s.t.Helper()
-	if _, err := env.oracles[flink].Call("stream-quiet", "--id", s.id, "--ms", fmt.Sprint(d.Milliseconds())); err != nil {
+	if _, err := env.oracles[s.engine].Call("stream-quiet", "--id", s.id, "--ms", fmt.Sprint(d.Milliseconds())); err != nil {
 		s.t.Errorf("stream %s: %v", s.id, err)
 	}
 }
@@ -248,8 +264,9 @@ func appendCommit(k int) []json.RawMessage {
 // lakecore commits to, in every scan mode a streaming read of an append
 // table has: each commit's rows arrive whole, in commit order, once, and
 // exactly the commits the mode starts from.
-func TestFlinkStreamsAppendTable(t *testing.T) {
-	requireOracles(t)
+func TestFlinkStreamsAppendTable(t *testing.T) { forFlinkEngines(t, testFlinkStreamsAppendTable) }
+
+func testFlinkStreamsAppendTable(t *testing.T, engine string) {
 	wh := t.TempDir()
 	spec := func() *specFile {
 		s := &specFile{Schema: []specField{{"id", "INT"}, {"pt", "STRING"}, {"v", "STRING"}}, PartitionKeys: []string{"pt"}}
@@ -306,7 +323,7 @@ func TestFlinkStreamsAppendTable(t *testing.T) {
 				}
 			}
 			query := fmt.Sprintf("SELECT * FROM %s /*+ OPTIONS(%s,%s) */", sqlName(g.ref), tc.hint(g), fastDiscovery)
-			st := startFlinkStream(t, wh, query)
+			st := startFlinkStream(t, engine, wh, query)
 			w := where{table: g.ref.String(), writer: "go", reader: "flink stream", query: query}
 			var got []flinkRecord
 			var wantGroups [][]int
@@ -505,7 +522,10 @@ func asPKRecords(recs []flinkRecord) []pkRecord {
 //   - none: Flink normalizes the merged deltas (ChangelogNormalize) and the
 //     stream replays to the model.
 func TestFlinkStreamsPrimaryKeyTable(t *testing.T) {
-	requireOracles(t)
+	forFlinkEngines(t, testFlinkStreamsPrimaryKeyTable)
+}
+
+func testFlinkStreamsPrimaryKeyTable(t *testing.T, engine string) {
 	pks := []string{"pt", "id"}
 	for _, tc := range []struct {
 		producer string
@@ -557,7 +577,7 @@ func TestFlinkStreamsPrimaryKeyTable(t *testing.T) {
 				if m.Snapshot > 0 {
 					hint += fmt.Sprintf(",'scan.snapshot-id'='%d'", m.Snapshot)
 				}
-				streams = append(streams, startFlinkStream(t, wh, fmt.Sprintf("SELECT * FROM %s /*+ OPTIONS(%s) */", sqlName(ref), hint)))
+				streams = append(streams, startFlinkStream(t, engine, wh, fmt.Sprintf("SELECT * FROM %s /*+ OPTIONS(%s) */", sqlName(ref), hint)))
 			}
 			commitN(3, "during")
 			if err := tb.Refresh(ctx); err != nil {
@@ -633,8 +653,9 @@ func TestFlinkStreamsPrimaryKeyTable(t *testing.T) {
 // and DELETE, and a table Flink created. After every writer lakecore and
 // Flink read the same rows, equal to the model, and lakecore's stream of
 // the primary-key table emits Flink's changes.
-func TestFlinkWritesGoReads(t *testing.T) {
-	requireOracles(t)
+func TestFlinkWritesGoReads(t *testing.T) { forFlinkEngines(t, testFlinkWritesGoReads) }
+
+func testFlinkWritesGoReads(t *testing.T, engine string) {
 	ctx := ctxT(t)
 	wh := t.TempDir()
 	cat, err := lakecore.OpenCatalog(ctx, wh, storage.S3Config{})
@@ -672,13 +693,13 @@ func TestFlinkWritesGoReads(t *testing.T) {
 		}
 		sortCodePoints(got)
 		verdict(t, where{table: ref.String(), writer: after, reader: "go"}, nil, want, got, nil)
-		got, err = flinkRead(ref, readOpts{})
-		verdict(t, where{table: ref.String(), writer: after, reader: flink, query: readQuery(flink, ref, readOpts{})}, nil, want, got, err)
+		got, err = flinkRead(engine, ref, readOpts{})
+		verdict(t, where{table: ref.String(), writer: after, reader: engine, query: readQuery(engine, ref, readOpts{})}, nil, want, got, err)
 		return tb
 	}
 	flinkExec := func(what, sql string) {
 		t.Helper()
-		if _, err := flinkSQL(wh, sql); err != nil {
+		if _, err := flinkSQL(engine, wh, sql); err != nil {
 			t.Fatalf("Flink %s: %s: %v", what, sql, err)
 		}
 	}
@@ -835,8 +856,9 @@ func TestFlinkWritesGoReads(t *testing.T) {
 // lakecore's expiry keeps the snapshots from the consumer's on, and the
 // query restarted with the same consumer-id resumes exactly there: the
 // rows of the commits made while it was stopped, each once.
-func TestFlinkConsumerPinsSnapshots(t *testing.T) {
-	requireOracles(t)
+func TestFlinkConsumerPinsSnapshots(t *testing.T) { forFlinkEngines(t, testFlinkConsumerPinsSnapshots) }
+
+func testFlinkConsumerPinsSnapshots(t *testing.T, engine string) {
 	ctx := ctxT(t)
 	wh := t.TempDir()
 	// Paimon's Flink source refuses a consumer-id unless the table sets
@@ -873,7 +895,7 @@ func TestFlinkConsumerPinsSnapshots(t *testing.T) {
 		return out
 	}
 	t.Run("first run", func(t *testing.T) {
-		st := startFlinkStream(t, wh, query)
+		st := startFlinkStream(t, engine, wh, query)
 		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink stream", query: query}, nil, rowsOf(1, 3), lines(st.take(9)), nil)
 		// the consumer is written when a checkpoint completes
 		deadline := time.Now().Add(time.Minute)
@@ -907,7 +929,7 @@ func TestFlinkConsumerPinsSnapshots(t *testing.T) {
 		t.Fatalf("table %s: after lakecore's expiry (retain 1) with Flink's consumer at 4: snapshots %v, want [4 5 6]", g.ref, ids)
 	}
 	t.Run("resumed", func(t *testing.T) {
-		st := startFlinkStream(t, wh, query)
+		st := startFlinkStream(t, engine, wh, query)
 		verdict(t, where{table: g.ref.String(), writer: "go", reader: "flink stream (resumed)", query: query}, nil, rowsOf(4, 6), lines(st.take(9)), nil)
 		st.quiet(1500 * time.Millisecond)
 	})

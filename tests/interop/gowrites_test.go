@@ -158,7 +158,7 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 	})
 
 	t.Run("readers", func(t *testing.T) {
-		for _, reader := range []string{java1, java2, py, flink} {
+		for _, reader := range []string{java1, java2, py, flink, flink1} {
 			t.Run(reader, func(t *testing.T) {
 				t.Parallel()
 				t.Run("latest", func(t *testing.T) {
@@ -166,6 +166,12 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 					verdict(t, where{table: g.name, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{})},
 						known(g.name, reader, ""), wantLatest, got, err)
 				})
+				if reader == flink1 {
+					// the Flink 1.20 line reads the latest snapshot only: the
+					// time travel and filters of Paimon's Flink source are
+					// checked with Flink 2.0 (CI time)
+					return
+				}
 				for _, id := range ids {
 					t.Run(fmt.Sprintf("snapshot-%d", id), func(t *testing.T) {
 						got, err := oracleRead(reader, g.ref, readOpts{snapshot: id})

@@ -35,7 +35,7 @@ var env struct {
 	here        string // tests/interop
 	fixtures    string // shared/fixtures/paimon ("" if absent)
 	unavailable string
-	oracles     map[string]*oracle.Process // java1, java2, py, flink, spark
+	oracles     map[string]*oracle.Process // java1, java2, py, flink, flink1, spark
 }
 
 // cleanups run when the test binary ends (after every test).
@@ -43,11 +43,12 @@ var cleanups []func()
 
 // Oracle names: the reader/writer roles of the matrix.
 const (
-	java1 = "java1" // Java Paimon 1.4.2
-	java2 = "java2" // Java Paimon 2.0.0
-	py    = "py"    // pypaimon 2.1.0
-	flink = "flink" // Flink 2.0.0 SQL with paimon-flink-2.0 2.0.0 (flink_test.go)
-	spark = "spark" // Spark SQL: pyspark 3.5.2 with paimon-spark-3.5 0.9.0 (spark_test.go)
+	java1  = "java1"  // Java Paimon 1.4.2
+	java2  = "java2"  // Java Paimon 2.0.0
+	py     = "py"     // pypaimon 2.1.0
+	flink  = "flink"  // Flink 2.0.0 SQL with paimon-flink-2.0 2.0.0 (flink_test.go)
+	flink1 = "flink1" // Flink 1.20.3 SQL with paimon-flink-1.20 1.3.1
+	spark  = "spark"  // Spark SQL: pyspark 3.5.2 with paimon-spark-3.5 0.9.0 (spark_test.go)
 )
 
 func TestMain(m *testing.M) {
@@ -93,6 +94,7 @@ func setupEnv() error {
 		filepath.Join(env.here, "java", "target", "paimon1", "paimon-interop.jar"),
 		filepath.Join(env.here, "java", "target", "paimon2", "paimon-interop.jar"),
 		filepath.Join(env.here, "java", "target", "flink2", "paimon-interop.jar"),
+		filepath.Join(env.here, "java", "target", "flink1", "paimon-interop.jar"),
 		filepath.Join(env.here, ".venv", "bin", "python"),
 		filepath.Join(env.root, ".cache", "paimon-jars", "paimon-spark-3.5-0.9.0.jar"),
 	}
@@ -116,11 +118,12 @@ func setupEnv() error {
 	javaBin := filepath.Join(env.here, "bin", "paimon-java")
 	pyBin := filepath.Join(env.here, ".venv", "bin", "python")
 	env.oracles = map[string]*oracle.Process{
-		java1: oracle.New(java1, javaBin, oracle.Paimon1, "batch"),
-		java2: oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
-		py:    oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
-		flink: oracle.New(flink, filepath.Join(env.here, "bin", "flink-sql"), "batch"),
-		spark: oracle.New(spark, pyBin, filepath.Join(env.here, "python", "spark_sql.py"), "batch"),
+		java1:  oracle.New(java1, javaBin, oracle.Paimon1, "batch"),
+		java2:  oracle.New(java2, javaBin, oracle.Paimon2, "batch"),
+		py:     oracle.New(py, pyBin, filepath.Join(env.here, "python", "paimon_py.py"), "batch"),
+		flink:  oracle.New(flink, filepath.Join(env.here, "bin", "flink-sql"), "flink2", "batch"),
+		flink1: oracle.New(flink1, filepath.Join(env.here, "bin", "flink-sql"), "flink1", "batch"),
+		spark:  oracle.New(spark, pyBin, filepath.Join(env.here, "python", "spark_sql.py"), "batch"),
 	}
 	return nil
 }
@@ -172,8 +175,8 @@ type readOpts struct {
 
 // oracleRead returns the sorted canonical lines an oracle reads.
 func oracleRead(name string, ref tableRef, o readOpts) ([]string, error) {
-	if name == flink {
-		return flinkRead(ref, o)
+	if name == flink || name == flink1 {
+		return flinkRead(name, ref, o)
 	}
 	args := append([]string{"read"}, ref.flags()...)
 	if o.snapshot > 0 {

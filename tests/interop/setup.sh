@@ -2,7 +2,8 @@
 # Installs and builds the interop oracles (see README.md); idempotent and fast when nothing changed.
 #   1. the Paimon 2.0.0 jar that Maven's resolver cannot fetch (its parent POM is not served), checked by SHA-1
 #   2. the Java oracle for Paimon 1.x and 2.x:  java/target/paimon{1,2}/{paimon-interop.jar,classpath.txt},
-#      and the Flink SQL oracle (Flink 2.0.0 + paimon-flink-2.0 2.0.0): java/target/flink2/
+#      and the Flink SQL oracles: java/target/flink2/ (Flink 2.0.0 + paimon-flink-2.0 2.0.0) and
+#      java/target/flink1/ (Flink 1.20.3 + paimon-flink-1.20 1.3.1, its jar fetched and checked by SHA-1)
 #   3. the Python venv tests/interop/.venv with python/requirements.txt (pypaimon, pyarrow, duckdb, pyspark)
 #   4. Spark SQL: Paimon's Spark runtime jar paimon-spark-3.5 0.9.0 (the only one the registry serves), checked
 #      by SHA-1, for pyspark 3.5.2 (python/spark_sql.py)
@@ -17,6 +18,10 @@ python="${PYTHON:-python3}"
 m2="$cache/m2"
 paimon2_version=2.0.0
 paimon2_jar="$cache/paimon-jars/paimon-flink-2.0-$paimon2_version.jar"
+# Flink 1.20 line: paimon-flink-1.20 is served up to 1.3.1 only (README "Flink SQL")
+paimon_flink120_version=1.3.1
+paimon_flink120_jar="$cache/paimon-jars/paimon-flink-1.20-$paimon_flink120_version.jar"
+paimon_flink120_sha1=500be697f0cb81b68d5356e9025aba756c7b42c9 # the registry's .sha1 of paimon-flink-1.20-1.3.1.jar
 # Spark: the registry serves paimon-spark-3.5 up to 0.9.0 only (README "Spark SQL"); built for Spark 3.5.2, Scala 2.12
 paimon_spark_version=0.9.0
 paimon_spark_jar="$cache/paimon-jars/paimon-spark-3.5-$paimon_spark_version.jar"
@@ -80,8 +85,14 @@ if [[ ! -s "$paimon2_jar" ]]; then
   fetch_jar "org/apache/paimon/paimon-flink-2.0/$paimon2_version/paimon-flink-2.0-$paimon2_version.jar" "$paimon2_jar"
 fi
 
+# 1b. paimon-flink-1.20 1.3.1, for the Flink 1.20 SQL oracle (its parent POM is not served either) -------------
+if [[ ! -s "$paimon_flink120_jar" ]]; then
+  fetch_jar "org/apache/paimon/paimon-flink-1.20/$paimon_flink120_version/paimon-flink-1.20-$paimon_flink120_version.jar" \
+    "$paimon_flink120_jar" "$paimon_flink120_sha1"
+fi
+
 # 2. Java oracle ---------------------------------------------------------------------------------------------
-for line in paimon1 paimon2 flink2; do
+for line in paimon1 paimon2 flink2 flink1; do
   jar="$here/java/target/$line/paimon-interop.jar"
   cp="$here/java/target/$line/classpath.txt"
   stale=1
@@ -125,6 +136,7 @@ fi
 # smoke test: prints the versions in use
 "$here/bin/paimon-java" paimon1 version
 "$here/bin/paimon-java" paimon2 version
-"$here/bin/flink-sql" version
+"$here/bin/flink-sql" flink2 version
+"$here/bin/flink-sql" flink1 version
 "$venv/bin/python" "$here/python/paimon_py.py" version
 "$venv/bin/python" "$here/python/spark_sql.py" version
