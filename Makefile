@@ -30,8 +30,8 @@ test-short:
 	$(GO) test -count=1 -short $(PKGS)
 
 # The interop suite (tests/interop/README.md): Java Paimon 1.x and 2.x,
-# pypaimon and DuckDB read what lakecore writes, lakecore reads and tails
-# what they write. setup.sh installs the oracles (Maven and pip caches in
+# Flink SQL (2.0 and 1.20), Spark SQL (3.5), pypaimon and DuckDB read what
+# lakecore writes, lakecore reads and tails what they write. setup.sh installs the oracles (Maven and pip caches in
 # .cache/) or lists exactly what is missing (java, mvn, python3) and stops:
 # a skip, or a failure with REQUIRE_INTEROP=1.
 # First the Java checks that live beside the code they check (the _test.go
