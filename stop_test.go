@@ -75,6 +75,10 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 	}
 	const generate = "http: { enabled: false }\ninput:\n  generate: { count: 1, interval: '', mapping: 'root = {\"id\": 1}' }\n"
 	const drop = "output:\n  drop: {}\n"
+	// Two messages for one table, then one for another, in one batch: the
+	// first table's error stops the stream and is reported once.
+	const routed = "http: { enabled: false }\ninput:\n  generate: { count: 3, batch_size: 3, interval: '', " +
+		"mapping: 'root = {\"id\": 1, \"tbl\": if count(\"n\") <= 2 { \"missing\" } else { \"other\" }}' }\n"
 	for _, tc := range []struct {
 		name   string
 		config string
@@ -87,6 +91,13 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 		{"output, schema mismatch", generate + "output:\n  paimon:\n    warehouse: " + mismatch + "\n    database: db\n    table: t\n" +
 			"    create_table: { schema: [ { name: id, type: INT } ] }\n",
 			"the table does not match create_table", ""},
+		{"output, missing table named per message", routed + "output:\n  paimon: { warehouse: ./warehouse, database: db, table: '${! json(\"tbl\") }' }\n",
+			`table db.missing in ./warehouse (resolved against the working directory to DIR/warehouse): table not found: create it, or set create_table.enabled with a create_table.schema; the table was named by the message {"id":1,"tbl":"missing"}`,
+			"warehouse"},
+		{"output, schema mismatch of a table named per message", strings.ReplaceAll(routed, "missing", "t") + "output:\n  paimon:\n    warehouse: " + mismatch + "\n    database: db\n" +
+			"    table: '${! json(\"tbl\") }'\n    create_table: { schema: [ { name: id, type: INT } ] }\n",
+			`table db.t in ` + mismatch + `: the table does not match create_table (schema-0): column "id" has type BIGINT in the table, INT in create_table.schema; change create_table to match the table, or write to another table; the table was named by the message {"id":1,"tbl":"t"}`,
+			""},
 		{"bounded input, missing table", "http: { enabled: false }\ninput:\n  paimon: { warehouse: wh/nested, database: db, table: t, bounded: true }\n" + drop,
 			"paimon input on db.t in wh/nested (resolved against the working directory to DIR/wh/nested): open table db.t", "wh"},
 	} {
@@ -103,7 +114,7 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second { // about 1s; a stop stuck on the shutdown timeout takes 15s
 				t.Errorf("took %s to stop", d)
 			}
-			if n := strings.Count(out, want); n != 2 { // the error log line, and the last line
+			if n := strings.Count(strings.ReplaceAll(out, `\"`, `"`), want); n != 2 { // the error log line, and the last line
 				t.Errorf("%q appears %d times, want twice (logged once, printed last):\n%s", want, n, out)
 			}
 			if last := lastLine(out); !strings.HasPrefix(last, "benthos-paimon: the stream stopped: ") || !strings.Contains(last, want) {

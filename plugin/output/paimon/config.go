@@ -177,6 +177,13 @@ type CreateTable struct {
 	PrimaryKeys []string
 	// Options are the Paimon table options as given, passed through verbatim.
 	Options map[string]string
+	// Inferred marks the spec of a table named per message whose columns
+	// came from its first message (createSpec): it says how to create the
+	// table if it is missing, but an existing table is not checked against
+	// it, since one message's fields are no schema (a later message may
+	// carry a column the table gained, or lack one it has); the rows are
+	// checked as they are converted (unknown_fields, schema_evolution).
+	Inferred bool
 }
 
 // TableOptions returns the options to write into schema-0: Options plus
@@ -271,7 +278,9 @@ rows unchanged.
 With ` + "`create_table.enabled`" + ` the output creates the table at start-up if it does not exist, from
 ` + "`create_table.schema`" + ` (types in Paimon's grammar, e.g. ` + "`BIGINT NOT NULL`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`, `ARRAY<STRING>`, `MAP<STRING, INT>`, `ROW<a INT, b STRING>`" + `). If the table exists, or the schema is given
 without ` + "`enabled`" + `, the configured columns are checked against the table's and a mismatch stops the output with an
-error that lists the differences.
+error that lists the differences. For a table named per message (an interpolated ` + "`table`" + ` or ` + "`database`" + `)
+without ` + "`create_table.schema`" + `, a missing table is created from its first message, and an existing table is
+written as it is: its columns are not checked against that message, whose rows are converted as any other's.
 
 Rows are routed to partitions by ` + "`partition_keys`" + `: each distinct combination of values is a directory
 ` + "`k1=v1/k2=v2`" + ` named as Java names it (null or blank values go to ` + "`__DEFAULT_PARTITION__`" + `). Derive a
@@ -314,9 +323,11 @@ Whatever can be checked without reading the table (column types, table options a
 combinations) is checked when the output is built, so ` + "`benthos-paimon lint`" + ` and start-up report it with the
 field. Connecting fails for good when retrying cannot help: the table does not exist and ` + "`create_table.enabled`" + `
 is off, the table does not match ` + "`create_table`" + `, the S3 bucket does not exist, access is denied, or the table
-uses a feature this output does not write. Then the output logs the error once and ` + "`benthos-paimon`" + ` stops the
-stream gracefully and exits with code 1, printing the error last; a local warehouse directory the output created is
-removed if it is still empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
+uses a feature this output does not write. For a table named per message, the same errors are met when its first
+message arrives, and end the stream the same way; the error names the table and that message. Then the output logs
+the error once and ` + "`benthos-paimon`" + ` stops the stream gracefully and exits with code 1, printing the error
+last; batches still arriving fail, and a local warehouse directory the output created is removed if it is still
+empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
 after 500ms, then after twice the previous wait, up to at most 30s; each log line says which failure in a row it is
 and when the next attempt comes. (Run from Go in a stream without the binary's stop hook, see internal/fatal, the
 output keeps reporting an error that retrying cannot fix every 30s.)
