@@ -250,3 +250,48 @@ func TestInvalidConfigFailsLintAndStartUp(t *testing.T) {
 		})
 	}
 }
+
+// TestInputEndWaitsForTheBatchPeriod pins what the output's docs say
+// ("When the input ends, or the stream is stopped"): when a file input
+// ends, Benthos' batcher hands over the last partial batch only once the
+// running batching.period has elapsed, and then the rows are committed and
+// the run ends with exit code 0. If Benthos starts flushing at the end of
+// the input, the lower bound fails: update the docs.
+func TestInputEndWaitsForTheBatchPeriod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{\"id\":1}\n{\"id\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const period = 3 * time.Second
+	config := fmt.Sprintf(`http: { enabled: false }
+input:
+  file: { paths: [ ./in.jsonl ], scanner: { lines: {} } }
+output:
+  paimon:
+    warehouse: ./warehouse
+    table: t
+    create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }
+    batching: { count: 1000, period: %s }
+`, period)
+	binarytest.Path(t) // built before the clock starts
+	start := time.Now()
+	code, out := runConfig(t, dir, config, time.Minute, "-c")
+	took := time.Since(start)
+	t.Logf("the run took %s with batching.period %s", took, period)
+	if code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, out)
+	}
+	if took < period-time.Second || took > period+12*time.Second {
+		t.Errorf("the run took %s; the docs say about the period, %s", took, period)
+	}
+	tbl, err := lakecore.Open(context.Background(), filepath.Join(dir, "warehouse"), "default", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) != 2 {
+		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
+	}
+}

@@ -317,6 +317,20 @@ a few seconds) rather than committing per message, and compact small files with 
 before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
 converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
 
+== When the input ends, or the stream is stopped
+
+Benthos' batcher, which runs in front of the output and applies ` + "`batching`" + `, hands over the last, partial batch
+only once the running ` + "`period`" + ` has elapsed since it handed over the previous one. So when the input ends (a
+finished file or ` + "`stdin`" + `, a bounded ` + "`paimon`" + ` input) or the stream is stopped (SIGINT, SIGTERM), the
+last rows are committed, and the process exits, up to one ` + "`period`" + ` later (10s of ` + "`period: 10s`" + `;
+at most 1s with the default policy). The output cannot shorten that wait: Benthos tells an output nothing when its
+input ends, and the messages stay in the batcher until it flushes them. If the rest of the period outlasts
+` + "`shutdown_timeout`" + ` (20s by default) when the stream is stopped, the stream is stopped hard: that last batch
+fails without being acknowledged (an input that delivers again sends it on its next run, an HTTP client gets an
+error), and nothing acknowledged is lost. Keep ` + "`period`" + ` short and below ` + "`shutdown_timeout`" + `; a
+policy with only a ` + "`count`" + ` is no way around it, since inputs such as ` + "`stdin`" + ` wait for their
+acknowledgements before they end, so a partial batch without a period would never be written.
+
 == Errors that stop the stream, and errors that are retried
 
 Whatever can be checked without reading the table (column types, table options and their values, field
@@ -476,7 +490,9 @@ func ConfigSpec() *service.ConfigSpec {
 					"ready at the same time, one snapshot. Without any batching setting the output batches "+
 					fmt.Sprintf("%d messages or %s, whichever comes first", DefaultBatchCount, DefaultBatchPeriod)+
 					", since a lake table wants large files and few snapshots: one message per batch would write one "+
-					"file and one snapshot per message (see `keep_input_batches`)."),
+					"file and one snapshot per message (see `keep_input_batches`). When the input ends or the stream "+
+					"stops, the last partial batch is written once the running `period` has elapsed (see \"When the "+
+					"input ends, or the stream is stopped\" above)."),
 			service.NewBoolField(fieldKeepBatches).
 				Description("With an empty `batching`, write each batch as the input made it instead of applying the "+
 					"default policy. An input that batches itself and acknowledges messages one by one then learns "+
