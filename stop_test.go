@@ -75,6 +75,10 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 	}
 	const generate = "http: { enabled: false }\ninput:\n  generate: { count: 1, interval: '', mapping: 'root = {\"id\": 1}' }\n"
 	const drop = "output:\n  drop: {}\n"
+	// Two messages for one table, then one for another, in one batch: the
+	// first table's error stops the stream and is reported once.
+	const routed = "http: { enabled: false }\ninput:\n  generate: { count: 3, batch_size: 3, interval: '', " +
+		"mapping: 'root = {\"id\": 1, \"tbl\": if count(\"n\") <= 2 { \"missing\" } else { \"other\" }}' }\n"
 	for _, tc := range []struct {
 		name   string
 		config string
@@ -87,6 +91,13 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 		{"output, schema mismatch", generate + "output:\n  paimon:\n    warehouse: " + mismatch + "\n    database: db\n    table: t\n" +
 			"    create_table: { schema: [ { name: id, type: INT } ] }\n",
 			"the table does not match create_table", ""},
+		{"output, missing table named per message", routed + "output:\n  paimon: { warehouse: ./warehouse, database: db, table: '${! json(\"tbl\") }' }\n",
+			`table db.missing in ./warehouse (resolved against the working directory to DIR/warehouse): table not found: create it, or set create_table.enabled with a create_table.schema; the table was named by the message {"id":1,"tbl":"missing"}`,
+			"warehouse"},
+		{"output, schema mismatch of a table named per message", strings.ReplaceAll(routed, "missing", "t") + "output:\n  paimon:\n    warehouse: " + mismatch + "\n    database: db\n" +
+			"    table: '${! json(\"tbl\") }'\n    create_table: { schema: [ { name: id, type: INT } ] }\n",
+			`table db.t in ` + mismatch + `: the table does not match create_table (schema-0): column "id" has type BIGINT in the table, INT in create_table.schema; change create_table to match the table, or write to another table; the table was named by the message {"id":1,"tbl":"t"}`,
+			""},
 		{"bounded input, missing table", "http: { enabled: false }\ninput:\n  paimon: { warehouse: wh/nested, database: db, table: t, bounded: true }\n" + drop,
 			"paimon input on db.t in wh/nested (resolved against the working directory to DIR/wh/nested): open table db.t", "wh"},
 	} {
@@ -103,7 +114,7 @@ func TestPermanentErrorsEndTheRun(t *testing.T) {
 			if d := time.Since(start); d > 10*time.Second { // about 1s; a stop stuck on the shutdown timeout takes 15s
 				t.Errorf("took %s to stop", d)
 			}
-			if n := strings.Count(out, want); n != 2 { // the error log line, and the last line
+			if n := strings.Count(strings.ReplaceAll(out, `\"`, `"`), want); n != 2 { // the error log line, and the last line
 				t.Errorf("%q appears %d times, want twice (logged once, printed last):\n%s", want, n, out)
 			}
 			if last := lastLine(out); !strings.HasPrefix(last, "benthos-paimon: the stream stopped: ") || !strings.Contains(last, want) {
@@ -237,5 +248,50 @@ func TestInvalidConfigFailsLintAndStartUp(t *testing.T) {
 				t.Errorf("warehouse created (%v)", err)
 			}
 		})
+	}
+}
+
+// TestInputEndWaitsForTheBatchPeriod pins what the output's docs say
+// ("When the input ends, or the stream is stopped"): when a file input
+// ends, Benthos' batcher hands over the last partial batch only once the
+// running batching.period has elapsed, and then the rows are committed and
+// the run ends with exit code 0. If Benthos starts flushing at the end of
+// the input, the lower bound fails: update the docs.
+func TestInputEndWaitsForTheBatchPeriod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{\"id\":1}\n{\"id\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const period = 3 * time.Second
+	config := fmt.Sprintf(`http: { enabled: false }
+input:
+  file: { paths: [ ./in.jsonl ], scanner: { lines: {} } }
+output:
+  paimon:
+    warehouse: ./warehouse
+    table: t
+    create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }
+    batching: { count: 1000, period: %s }
+`, period)
+	binarytest.Path(t) // built before the clock starts
+	start := time.Now()
+	code, out := runConfig(t, dir, config, time.Minute, "-c")
+	took := time.Since(start)
+	t.Logf("the run took %s with batching.period %s", took, period)
+	if code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, out)
+	}
+	if took < period-time.Second || took > period+12*time.Second {
+		t.Errorf("the run took %s; the docs say about the period, %s", took, period)
+	}
+	tbl, err := lakecore.Open(context.Background(), filepath.Join(dir, "warehouse"), "default", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) != 2 {
+		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
 	}
 }

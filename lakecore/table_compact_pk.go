@@ -26,12 +26,20 @@ import (
 // sorted runs call for. The results are committed as one COMPACT
 // snapshot; a conflict with another writer's compaction of the same files
 // is retried from a fresh plan up to o.MaxAttempts times. With o.DryRun
-// nothing is written and the report counts what would be rewritten.
+// nothing is written and the report lists, per bucket, the compaction
+// that would run (planKeyValueCompaction).
 //
 // Lookup compactions use o.LookupCache, or a cache of the call's own that
 // its attempts share: the upper levels a run reads stay for the next run
 // only in a cache the caller keeps.
 func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) (*maintain.Report, error) {
+	if o.TargetFileSize != 0 || o.MinFileNum != 0 || o.OpenFileCost != 0 || o.FileNumLimit != 0 {
+		// Silently ignored overrides would plan another compaction than
+		// the user asked for.
+		return nil, fmt.Errorf("compact %s.%s: %w: the target-file-size, min-file-num, open-file-cost and file-num-limit overrides are for append tables; "+
+			"a primary-key table compacts with its own options (target-file-size, num-sorted-run.compaction-trigger, compaction.max-size-amplification-percent, compaction.size-ratio): alter the table to change them",
+			t.db, t.name, maintain.ErrInvalidOptions)
+	}
 	start := time.Now()
 	lookups := o.LookupCache
 	if lookups == nil && !o.DryRun {
@@ -65,14 +73,10 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 		if err != nil {
 			return nil, err
 		}
-		type key struct {
-			partition string
-			bucket    int32
-		}
-		var order []key
-		seen := map[key]bool{}
+		var order []bucketKey
+		seen := map[bucketKey]bool{}
 		for _, e := range live {
-			k := key{string(e.Partition), e.Bucket}
+			k := bucketKey{string(e.Partition), e.Bucket}
 			if e.Bucket >= 0 && !seen[k] {
 				seen[k] = true
 				order = append(order, k)
@@ -82,14 +86,20 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 		if err != nil {
 			return nil, err
 		}
+		if o.DryRun {
+			err := t.planKeyValueCompaction(ctx, w, order, o.Full, rep)
+			_ = w.Close()
+			rep.Duration = time.Since(start)
+			if err != nil {
+				return nil, fmt.Errorf("compact %s.%s: %w", t.db, t.name, err)
+			}
+			return rep, nil
+		}
 		if lookups != nil {
 			w.SetLookupCache(lookups)
 		}
 		var msgs []commit.Message
 		for _, k := range order {
-			if o.DryRun {
-				continue
-			}
 			m, err := w.CompactBucket(ctx, []byte(k.partition), k.bucket, o.Full)
 			if err != nil {
 				_ = w.Abort(ctx)
@@ -132,6 +142,69 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 		rep.Duration = time.Since(start)
 		return rep, nil
 	}
+}
+
+// bucketKey names one bucket of a partition.
+type bucketKey struct {
+	partition string
+	bucket    int32
+}
+
+// planKeyValueCompaction is compactKeyValue's dry run: for each bucket of
+// order, in order, the compaction CompactBucket would run
+// (write.KeyValueWriter.PlanCompactBucket, the same plan), added to rep as
+// a planned task with its inputs. Written and ExpectedOut are estimates:
+// the merged inputs rolled at target-file-size, plus the files moved up.
+func (t *Table) planKeyValueCompaction(ctx context.Context, w *write.KeyValueWriter, order []bucketKey, full bool, rep *maintain.Report) error {
+	sch := t.Schema()
+	po, err := sch.Opts().PartitionOptions()
+	if err != nil {
+		return err
+	}
+	namer := binrow.NewPartitionNamer(sch.PartitionFields(), po)
+	target := w.TargetFileSize()
+	for _, k := range order {
+		plan, err := w.PlanCompactBucket(ctx, []byte(k.partition), k.bucket, full)
+		if err != nil {
+			return err
+		}
+		if plan == nil {
+			continue
+		}
+		p, err := namer.Of([]byte(k.partition))
+		if err != nil {
+			return err
+		}
+		pt := maintain.PlannedTask{Partition: p.Name, Bucket: k.bucket, OutputLevel: plan.OutputLevel, Inputs: []maintain.PlannedFile{}}
+		for _, st := range plan.Steps {
+			var merged int64
+			for _, f := range st.Files {
+				pt.Files = append(pt.Files, f.FileName)
+				pt.Inputs = append(pt.Inputs, maintain.PlannedFile{Name: f.FileName, Level: f.Level, Bytes: f.FileSize, Rows: f.RowCount, Rewrite: st.Rewrite})
+				pt.In.Files++
+				pt.In.Bytes += f.FileSize
+				pt.Rows += f.RowCount
+				if st.Rewrite {
+					merged += f.FileSize
+				} else {
+					pt.ExpectedOut++
+					rep.Written.Files++
+					rep.Written.Bytes += f.FileSize
+				}
+			}
+			if st.Rewrite {
+				n := max(1, (merged+target-1)/target)
+				pt.ExpectedOut += int(n)
+				rep.Written.Files += n
+				rep.Written.Bytes += merged
+			}
+		}
+		rep.Rewritten.Files += pt.In.Files
+		rep.Rewritten.Bytes += pt.In.Bytes
+		rep.Tasks++
+		rep.Planned = append(rep.Planned, pt)
+	}
+	return nil
 }
 
 // deleteOutputs deletes the files a compaction that was not committed

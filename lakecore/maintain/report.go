@@ -97,8 +97,29 @@ type PlannedTask struct {
 	Rows  int64
 	// ExpectedOut is the number of files the rewrite would write: the
 	// inputs' bytes over target-file-size, rounded up (the new files are
-	// rolled at that size; compression may make them fewer).
+	// rolled at that size; compression may make them fewer, and merging
+	// a primary-key table's records by key too), plus the files a
+	// primary-key compaction moves up unchanged.
 	ExpectedOut int
+	// OutputLevel is the LSM level a primary-key table's compaction
+	// writes to (0 for an append table).
+	OutputLevel int32
+	// Inputs detail Files for a primary-key table, in the same order; nil
+	// for an append table, whose files are all rewritten at level 0.
+	Inputs []PlannedFile
+}
+
+// PlannedFile is one input of a primary-key table's planned compaction.
+type PlannedFile struct {
+	Name  string
+	Level int32
+	Bytes int64
+	Rows  int64
+	// Rewrite: the file's records are merged with the other rewritten
+	// files' and written anew at the output level; otherwise the file is
+	// moved there unchanged (an upgrade, which commits it again under the
+	// same name).
+	Rewrite bool
 }
 
 // PartitionFiles describes the live data files of one partition before and
@@ -305,8 +326,19 @@ func (r *Report) String() string {
 		if name == "" {
 			name = "(table)"
 		}
-		fmt.Fprintf(&b, "\n  task %d: %s bucket %d: %s, %d %s -> %d %s: %s", i+1, name, tk.Bucket, tk.In, tk.Rows, plural(tk.Rows, "row", "rows"),
-			tk.ExpectedOut, plural(int64(tk.ExpectedOut), "file", "files"), strings.Join(tk.Files, " "))
+		level := ""
+		if tk.Inputs != nil {
+			level = fmt.Sprintf(" at level %d", tk.OutputLevel)
+		}
+		fmt.Fprintf(&b, "\n  task %d: %s bucket %d: %s, %d %s -> %d %s%s: %s", i+1, name, tk.Bucket, tk.In, tk.Rows, plural(tk.Rows, "row", "rows"),
+			tk.ExpectedOut, plural(int64(tk.ExpectedOut), "file", "files"), level, strings.Join(tk.Files, " "))
+		for _, f := range tk.Inputs {
+			what := "moved up unchanged"
+			if f.Rewrite {
+				what = "merged and rewritten"
+			}
+			fmt.Fprintf(&b, "\n    %s: level %d, %s, %d %s, %s", f.Name, f.Level, FormatBytes(f.Bytes), f.Rows, plural(f.Rows, "row", "rows"), what)
+		}
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "\n  skipped %s: %s", s.Partition, s.Reason)

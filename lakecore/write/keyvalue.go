@@ -475,6 +475,10 @@ func (w *KeyValueWriter) ForgetIdlePartitions() int {
 // Schema returns the schema rows are written with.
 func (w *KeyValueWriter) Schema() *schema.TableSchema { return w.schema }
 
+// TargetFileSize is the size at which the writer rolls a new data file
+// (target-file-size; 128 MiB for a primary-key table by default).
+func (w *KeyValueWriter) TargetFileSize() int64 { return w.o.TargetFileSize }
+
 // DisableCompaction makes Prepare only flush, as write-only does: for a
 // writer whose batches commit together with other writers' (a group
 // commit), whose compactions of the same files would collide; compaction

@@ -40,14 +40,7 @@ func (w *KeyValueWriter) compact(ctx context.Context, b *kvBucket) error {
 // lookup or first-row table level 0 is always compacted up and the
 // message carries the compaction's changelog (CompactChangelog).
 func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bucket int32, full bool) (*commit.Message, error) {
-	if w.compaction == nil {
-		u, err := mergetree.UniversalFromOptions(w.schema.Options)
-		if err != nil {
-			return nil, err
-		}
-		w.compaction = &u
-	}
-	b, err := w.bucketOf(ctx, partition, bucket)
+	b, err := w.compactionBucket(ctx, partition, bucket)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +60,120 @@ func (w *KeyValueWriter) CompactBucket(ctx context.Context, partition []byte, bu
 	return m, nil
 }
 
-func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bool) error {
+// CompactionPlan is what CompactBucket would do to one bucket, planned
+// from its files' metadata alone (PlanCompactBucket).
+type CompactionPlan struct {
+	// OutputLevel is the level every step's files go to.
+	OutputLevel int32
+	// Steps in the order the compaction runs them.
+	Steps []CompactionStep
+}
+
+// CompactionStep is one step of a CompactionPlan.
+type CompactionStep struct {
+	// Files are the step's inputs, in the order they are read: exactly
+	// the files the compaction's commit deletes (an upgraded file comes
+	// back under the same name at OutputLevel).
+	Files []manifest.DataFileMeta
+	// Rewrite: the files' records are merged by key and written as new
+	// files at OutputLevel. Otherwise the step is one file moved there
+	// unchanged (an upgrade); on a lookup table it is read first for its
+	// changelog.
+	Rewrite bool
+}
+
+// PlanCompactBucket returns what CompactBucket(ctx, partition, bucket,
+// full) would do now, nil when it would do nothing. It reads the bucket's
+// file metadata and writes nothing; the writer stays usable.
+func (w *KeyValueWriter) PlanCompactBucket(ctx context.Context, partition []byte, bucket int32, full bool) (*CompactionPlan, error) {
+	b, err := w.compactionBucket(ctx, partition, bucket)
+	if err != nil {
+		return nil, err
+	}
+	p, err := w.planCompaction(b, full)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	plan := &CompactionPlan{OutputLevel: p.out}
+	for _, st := range p.steps {
+		cs := CompactionStep{Rewrite: st.kind == stepMerge || (st.kind == stepLookupUpgrade && st.rewriteFile)}
+		for _, fi := range st.files() {
+			cs.Files = append(cs.Files, b.files[fi])
+		}
+		plan.Steps = append(plan.Steps, cs)
+	}
+	return plan, nil
+}
+
+// compactionBucket returns the bucket CompactBucket works on, setting up
+// the universal compaction's options on first use.
+func (w *KeyValueWriter) compactionBucket(ctx context.Context, partition []byte, bucket int32) (*kvBucket, error) {
+	if w.compaction == nil {
+		u, err := mergetree.UniversalFromOptions(w.schema.Options)
+		if err != nil {
+			return nil, err
+		}
+		w.compaction = &u
+	}
+	return w.bucketOf(ctx, partition, bucket)
+}
+
+// stepKind is what a compactStep does.
+type stepKind int
+
+const (
+	// stepMerge merges the candidate's sections and rewrites them at the
+	// output level (rewrite, or rewriteChangelog for a lookup table whose
+	// candidate holds a level-0 file).
+	stepMerge stepKind = iota
+	// stepUpgrade moves one file to the output level unchanged.
+	stepUpgrade
+	// stepLookupUpgrade reads one level-0 file of a lookup table for its
+	// changelog and moves it up, rewritten when rewriteFile.
+	stepLookupUpgrade
+)
+
+// compactStep is one step of a bucket's compaction plan.
+type compactStep struct {
+	kind stepKind
+	// candidate holds the sorted runs of a stepMerge, by section.
+	candidate [][]mergetree.SortedRun
+	// file is the index in the bucket's files of an upgraded file.
+	file        int
+	rewriteFile bool
+}
+
+// files returns the indexes of the step's input files, in read order.
+func (s compactStep) files() []int {
+	if s.kind != stepMerge {
+		return []int{s.file}
+	}
+	var out []int
+	for _, section := range s.candidate {
+		for _, run := range section {
+			for _, f := range run {
+				out = append(out, f.Index)
+			}
+		}
+	}
+	return out
+}
+
+// bucketPlan is a bucket's compaction: its steps, their output level and
+// whether deletes are dropped.
+type bucketPlan struct {
+	out        int32
+	dropDelete bool
+	steps      []compactStep
+}
+
+// planCompaction picks what to compact in bucket b and how
+// (MergeTreeCompactManager.triggerCompaction, then MergeTreeCompactTask's
+// partitioning into upgrades and rewrites), from the files' metadata
+// alone; nil when nothing is to be done. compactBucket runs the plan and
+// PlanCompactBucket reports it, so that a dry run lists exactly what the
+// compaction does.
+func (w *KeyValueWriter) planCompaction(b *kvBucket, full bool) (*bucketPlan, error) {
 	u := w.compaction
 	numLevels := u.NumLevels
 	highest := int32(0)
@@ -84,7 +190,7 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			unit, ok = mergetree.Unit{OutputLevel: maxLevel}, true
 		} else if len(runs) == 1 {
 			for _, i := range runs[0].Files {
-				if f := &b.files[i]; f.DeleteRowCount == nil || *f.DeleteRowCount > 0 {
+				if hasDeletes(&b.files[i]) {
 					unit, ok = mergetree.Unit{OutputLevel: maxLevel}, true
 				}
 			}
@@ -100,13 +206,13 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 		unit, ok = u.Pick(runs, numLevels)
 	}
 	if !ok || len(unit.Files) == 0 || (!full && len(unit.Files) == 1 && b.files[unit.Files[0]].Level == unit.OutputLevel) {
-		return nil
+		return nil, nil
 	}
 	out := unit.OutputLevel
 	// MergeTreeCompactManager.triggerCompaction: with deletion vectors
 	// deletes are always dropped above level 0 (the rows they delete are
 	// marked in the vectors instead).
-	dropDelete := out != 0 && (out >= highest || w.dv)
+	p := &bucketPlan{out: out, dropDelete: out != 0 && (out >= highest || w.dv)}
 	files := make([]mergetree.File, len(unit.Files))
 	for i, fi := range unit.Files {
 		f := &b.files[fi]
@@ -115,29 +221,22 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			files[i].MaxKey, err = binrow.Deserialize(w.keyTypes, f.MaxKey)
 		}
 		if err != nil {
-			return fmt.Errorf("compact bucket %d of %s: data file %s: key range: %w", b.bucket, b.dir, f.FileName, err)
+			return nil, fmt.Errorf("compact bucket %d of %s: data file %s: key range: %w", b.bucket, b.dir, f.FileName, err)
 		}
 		files[i].MinKey, files[i].Index = lo, fi
 	}
 	minFileSize := w.o.TargetFileSize / 10 * 7 // CoreOptions.compactionFileSize
-	var before, after, changelog []manifest.DataFileMeta
-	// rewrite is MergeTreeCompactRewriter.rewrite, or for a lookup table
-	// whose candidate holds a level-0 file ChangelogMergeTreeRewriter's
-	// rewriteOrProduceChangelog (rewriteLookupChangelog).
-	rewrite := func(candidate [][]mergetree.SortedRun) error {
-		if w.needLookup && out != 0 && hasLevel0(b.files, candidate) {
-			return w.rewriteChangelog(ctx, b, candidate, out, dropDelete, true, &before, &after, &changelog)
-		}
-		return w.rewrite(ctx, b, candidate, out, dropDelete, &before, &after)
+	merge := func(candidate [][]mergetree.SortedRun) {
+		p.steps = append(p.steps, compactStep{kind: stepMerge, candidate: candidate})
 	}
-	upgrade := func(fi int) error {
+	upgrade := func(fi int) {
 		f := &b.files[fi]
-		single := [][]mergetree.SortedRun{{{mergetree.File{Index: fi}}}}
-		if out == maxLevel && (f.DeleteRowCount == nil || *f.DeleteRowCount > 0) {
-			return rewrite(single)
+		if out == maxLevel && hasDeletes(f) {
+			merge([][]mergetree.SortedRun{{{mergetree.File{Index: fi}}}})
+			return
 		}
 		if f.Level == out {
-			return nil
+			return
 		}
 		if w.needLookup && f.Level == 0 {
 			// LookupMergeTreeCompactRewriter.upgradeStrategy: a level-0
@@ -149,31 +248,26 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 			// With deletion vectors a file holding deletes is rewritten
 			// without them (forceDropDelete).
 			rewriteFile := out != maxLevel && !(w.engine.Name == mergetree.EngineDeduplicate && len(w.engine.Order.Sequence.Fields) == 0)
-			if w.dv && (f.DeleteRowCount == nil || *f.DeleteRowCount > 0) {
+			if w.dv && hasDeletes(f) {
 				rewriteFile = true
 			}
-			return w.rewriteChangelog(ctx, b, single, out, w.dv, rewriteFile, &before, &after, &changelog)
+			p.steps = append(p.steps, compactStep{kind: stepLookupUpgrade, file: fi, rewriteFile: rewriteFile})
+			return
 		}
-		up := *f
-		up.Level = out
-		before, after = append(before, *f), append(after, up)
-		return nil
+		p.steps = append(p.steps, compactStep{kind: stepUpgrade, file: fi})
 	}
 	var candidate [][]mergetree.SortedRun
-	flushCandidate := func() error {
-		defer func() { candidate = nil }()
+	flushCandidate := func() {
 		switch {
 		case len(candidate) == 0:
-			return nil
 		case len(candidate) == 1 && len(candidate[0]) == 1:
 			for _, f := range candidate[0][0] {
-				if err := upgrade(f.Index); err != nil {
-					return err
-				}
+				upgrade(f.Index)
 			}
-			return nil
+		default:
+			merge(candidate)
 		}
-		return rewrite(candidate)
+		candidate = nil
 	}
 	for _, section := range mergetree.IntervalPartition(files) {
 		if len(section) > 1 {
@@ -185,16 +279,50 @@ func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bo
 				candidate = append(candidate, []mergetree.SortedRun{{f}})
 				continue
 			}
-			if err := flushCandidate(); err != nil {
-				return err
-			}
-			if err := upgrade(f.Index); err != nil {
-				return err
-			}
+			flushCandidate()
+			upgrade(f.Index)
 		}
 	}
-	if err := flushCandidate(); err != nil {
+	flushCandidate()
+	return p, nil
+}
+
+// hasDeletes reports whether f may hold retracts (unknown counts as yes).
+func hasDeletes(f *manifest.DataFileMeta) bool {
+	return f.DeleteRowCount == nil || *f.DeleteRowCount > 0
+}
+
+// compactBucket runs the compaction planCompaction plans for b.
+func (w *KeyValueWriter) compactBucket(ctx context.Context, b *kvBucket, full bool) error {
+	p, err := w.planCompaction(b, full)
+	if err != nil || p == nil {
 		return err
+	}
+	out := p.out
+	var before, after, changelog []manifest.DataFileMeta
+	for _, st := range p.steps {
+		var err error
+		switch st.kind {
+		case stepMerge:
+			// MergeTreeCompactRewriter.rewrite, or for a lookup table whose
+			// candidate holds a level-0 file ChangelogMergeTreeRewriter's
+			// rewriteOrProduceChangelog (rewriteLookupChangelog).
+			if w.needLookup && out != 0 && hasLevel0(b.files, st.candidate) {
+				err = w.rewriteChangelog(ctx, b, st.candidate, out, p.dropDelete, true, &before, &after, &changelog)
+			} else {
+				err = w.rewrite(ctx, b, st.candidate, out, p.dropDelete, &before, &after)
+			}
+		case stepLookupUpgrade:
+			single := [][]mergetree.SortedRun{{{mergetree.File{Index: st.file}}}}
+			err = w.rewriteChangelog(ctx, b, single, out, w.dv, st.rewriteFile, &before, &after, &changelog)
+		case stepUpgrade:
+			up := b.files[st.file]
+			up.Level = out
+			before, after = append(before, b.files[st.file]), append(after, up)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	// The bucket's files after the compaction.
 	gone := map[string]bool{}

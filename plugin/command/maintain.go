@@ -21,13 +21,18 @@ func compactCommand() *cli.Command {
 			"into bins (AppendCompactCoordinator); a bin is rewritten once it reaches 2 x target-file-size, and what\n" +
 			"remains if it has at least compaction.min.file-num files. Fixed-bucket tables: per bucket, windows of\n" +
 			"consecutive small files in sequence order, or with --full every file from the first small one on.\n" +
+			"Primary-key tables: per bucket, Paimon's universal compaction of the sorted runs (size amplification,\n" +
+			"size ratio, num-sorted-run.compaction-trigger; level 0 always goes up on lookup, first-row and\n" +
+			"deletion-vector tables), or with --full every run merged into the top level; files are merged by key,\n" +
+			"or moved up a level unchanged when nothing overlaps them. --dry-run lists, per partition and bucket,\n" +
+			"each input file (level, size, rows, merged or moved up) and the output level.\n" +
 			"Appends committed meanwhile by other writers are never touched; the rewritten files are deleted when\n" +
 			"snapshot expiry removes the last snapshot that uses them.",
 		Flags: append(tableFlags(),
 			partitionFlag("compact only partitions matching k=v[,k2=v2] (repeatable: any of them)"),
-			&cli.BoolFlag{Name: "full", Usage: "fixed-bucket tables: full compaction of each bucket (what Paimon's batch compact job does)"},
-			&cli.StringFlag{Name: "target-file-size", Usage: "override the table's target-file-size (e.g. 128mb)"},
-			&cli.IntFlag{Name: "min-file-num", DefaultText: "the table's option", Usage: "override the table's compaction.min.file-num"},
+			&cli.BoolFlag{Name: "full", Usage: "fixed-bucket and primary-key tables: full compaction of each bucket (what Paimon's batch compact job does)"},
+			&cli.StringFlag{Name: "target-file-size", Usage: "append tables: override the table's target-file-size (e.g. 128mb)"},
+			&cli.IntFlag{Name: "min-file-num", DefaultText: "the table's option", Usage: "append tables: override the table's compaction.min.file-num"},
 			&cli.BoolFlag{Name: flagDryRun, Usage: "plan and report without writing anything"},
 		),
 		Action: paimonAction(runCompact),

@@ -3,6 +3,7 @@ package pgcdc
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -159,5 +160,47 @@ func TestSnapshotUnderConcurrentWrites(t *testing.T) {
 	}
 	if firstChange < 0 || firstChange < lastRead {
 		t.Fatalf("first streamed change at %d, last snapshot row at %d", firstChange, lastRead)
+	}
+}
+
+// TestSchemaCapturesTablesCreatedLater: with `schema` and a publication
+// FOR TABLES IN SCHEMA, a table created after the input started is
+// captured from its first change (with its primary key and schema
+// metadata), not skipped; a table of another schema stays skipped.
+func TestSchemaCapturesTablesCreatedLater(t *testing.T) {
+	db := pgtest.New(t)
+	db.Exec(ordersDDL + "INSERT INTO orders VALUES (1, 'new', 1, NULL); CREATE SCHEMA other;" +
+		fmt.Sprintf("CREATE PUBLICATION %s_slot FOR TABLES IN SCHEMA public, other", db.Name))
+	c := runStream(t, baseYAML(db, "schema: public\n"), nil)
+	c.waitFor(t, "the snapshot", func(evs []event) bool { return len(evs) >= 1 })
+	db.Exec(`CREATE TABLE refunds (id bigint PRIMARY KEY, order_id bigint, amount numeric(10,2));
+		INSERT INTO refunds VALUES (1, 1, 0.50), (2, 1, 0.25);
+		CREATE TABLE other.elsewhere (id bigint PRIMARY KEY);
+		INSERT INTO other.elsewhere VALUES (1);
+		UPDATE refunds SET amount = 0.75 WHERE id = 2;
+		DELETE FROM refunds WHERE id = 1;
+		INSERT INTO orders VALUES (2, 'new', 2, NULL);`)
+	evs := c.waitFor(t, "the new table's changes", func(evs []event) bool {
+		return slices.ContainsFunc(evs, func(e event) bool { return e.Table == "orders" && e.Op == "insert" })
+	})
+	if got, want := applied(evs, "refunds", "id", "order_id", "amount"), []string{"2|1|0.75"}; !slices.Equal(got, want) {
+		t.Errorf("refunds applied %v, want %v", got, want)
+	}
+	ops := ""
+	for _, e := range evs {
+		if e.Table == "elsewhere" {
+			t.Errorf("a table of another schema was captured: %+v", e)
+		}
+		if e.Table != "refunds" {
+			continue
+		}
+		ops += e.Op + " "
+		schema, _ := e.Meta["schema"].(map[string]any)
+		if e.PK != "id" || schema == nil || e.Meta["pg_schema"] != "public" {
+			t.Errorf("refunds event metadata: pk %q, schema %v, %v", e.PK, schema, e.Meta)
+		}
+	}
+	if ops != "insert insert update delete " {
+		t.Errorf("refunds operations %q", ops)
 	}
 }

@@ -181,7 +181,8 @@ func ConfigSpec() *service.ConfigSpec {
 				Default([]any{}).
 				Example([]any{"public.orders", "public.customers"}),
 			service.NewStringField(fieldSchema).
-				Description("Capture every table of this Postgres schema (when `tables` is empty).").
+				Description("Capture every table of this Postgres schema (when `tables` is empty). Under a publication `FOR TABLES IN SCHEMA`, "+
+					"a table created in the schema while the input runs is captured from its first change.").
 				Default(""),
 			service.NewStringField(fieldPublication).
 				Description("The publication to stream; empty uses `slot_name`.").

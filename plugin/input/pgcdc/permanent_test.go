@@ -183,6 +183,15 @@ func TestSessionPermanentErrors(t *testing.T) {
 			t.Fatalf("confirmed_flush_lsn moved past the TRUNCATE: %s → %s", start, got)
 		}
 	})
+	t.Run("a table without primary key appears in the schema", func(t *testing.T) {
+		db := pgtest.New(t)
+		db.Exec(ordersDDL + fmt.Sprintf("CREATE PUBLICATION %s_slot FOR TABLES IN SCHEMA public", db.Name))
+		in, st := newStoppableInput(t, baseYAML(db, "schema: public\nsnapshot: never\n"), false)
+		connect(t, in)
+		db.Exec("CREATE TABLE scratch (v text); INSERT INTO scratch VALUES ('x')")
+		readUntilEnd(t, in)
+		checkStopped(t, in, st, "table public.scratch, which appeared in schema public after the start, has no primary key")
+	})
 	t.Run("no SELECT for the snapshot", func(t *testing.T) {
 		db := pgtest.New(t)
 		db.Exec(ordersDDL + "INSERT INTO orders VALUES (1, 'new', 1, NULL)")

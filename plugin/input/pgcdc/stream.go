@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -333,14 +335,21 @@ func (st *streamState) rel(id uint32) (*table, error) {
 
 // relation caches a Relation message: the table's columns and types as of
 // the next change. A change of columns or types is logged and counted; the
-// messages' schema metadata follows it.
+// messages' schema metadata follows it. A table of the captured schema
+// that was not there at start is captured from here on (appeared).
 func (st *streamState) relation(m *pglogrepl.RelationMessage) error {
 	s := st.s
 	name := TableName{Schema: m.Namespace, Name: m.RelationName}
 	known, ok := s.tables[name]
 	if !ok {
-		st.relations[m.RelationID] = nil
-		return nil
+		var err error
+		if known, err = st.appeared(m, name); err != nil {
+			return err
+		}
+		if known == nil {
+			st.relations[m.RelationID] = nil
+			return nil
+		}
 	}
 	t := &table{name: name, relID: m.RelationID, identity: identityName(m.ReplicaIdentity), pk: known.pk}
 	for _, c := range m.Columns {
@@ -360,13 +369,65 @@ func (st *streamState) relation(m *pglogrepl.RelationMessage) error {
 	if t.identity == "nothing" {
 		return fmt.Errorf("pg_cdc: table %s now has REPLICA IDENTITY NOTHING: its updates and deletes cannot be captured. Run: ALTER TABLE %s REPLICA IDENTITY DEFAULT", name, name.quoted())
 	}
-	if !sameColumns(known, t) {
+	if ok && !sameColumns(known, t) {
 		s.in.m.relChanges.Incr(1)
 		s.in.log.Warnf("pg_cdc: table %s changed: columns %s (were %s)", name, describeColumns(t), describeColumns(known))
 	}
 	s.tables[name] = t
 	st.relations[m.RelationID] = t
 	return nil
+}
+
+// appeared returns the primary key of a table that a Relation message
+// names in the captured schema (`schema`, not `tables`) although the input
+// did not capture it at start: a table created (or renamed into the
+// schema) since, whose changes a publication FOR TABLES IN SCHEMA sends.
+// Every row such a table got after the slot's consistent point comes
+// through the stream, so capturing it from its first change loses
+// nothing; skipping it, as a table of another schema is skipped, would
+// lose its rows for good, since no later snapshot takes them. Like a
+// table found at start, it needs a primary key (an error retrying cannot
+// fix otherwise); a partition is refused, since the publication then
+// sends partitions' changes under their own names. nil, nil: not a table
+// of the captured schema.
+func (st *streamState) appeared(m *pglogrepl.RelationMessage, name TableName) (*table, error) {
+	s := st.s
+	if len(s.in.conf.Tables) > 0 || name.Schema != s.in.conf.Schema {
+		return nil, nil
+	}
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	var partition bool
+	err := s.qconn.QueryRow(s.ctx, `SELECT relispartition FROM pg_class WHERE oid = $1`, m.RelationID).Scan(&partition)
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Dropped before this replay reached it: its key is unknown.
+		s.in.log.Warnf("pg_cdc: table %s of schema %s appeared after the start and no longer exists: its changes are skipped", name, name.Schema)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pg_cdc: look up table %s, which appeared in schema %s: %w", name, name.Schema, err)
+	}
+	if partition {
+		return nil, permanentf("pg_cdc: publication %s sends the changes of partition %s under its own name; run: ALTER PUBLICATION %s SET (publish_via_partition_root = true)",
+			s.in.conf.Publication, name, quoteIdent(s.in.conf.Publication))
+	}
+	pk, err := primaryKey(s.ctx, s.qconn, m.RelationID)
+	if err != nil {
+		return nil, fmt.Errorf("pg_cdc: primary key of table %s, which appeared in schema %s: %w", name, name.Schema, err)
+	}
+	if len(pk) == 0 {
+		return nil, permanentf("pg_cdc: table %s, which appeared in schema %s after the start, has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
+			name, name.Schema, name.quoted())
+	}
+	renamed := ""
+	for _, t := range s.tables {
+		if t.relID == m.RelationID {
+			renamed = fmt.Sprintf(" (renamed from %s, whose changes it carries on under the new name)", t.name)
+		}
+	}
+	s.in.log.Infof("pg_cdc: table %s appeared in schema %s after the start%s: capturing its changes from its first one, primary key %s",
+		name, name.Schema, renamed, strings.Join(pk, ","))
+	return &table{name: name, relID: m.RelationID, pk: pk}, nil
 }
 
 func sameColumns(a, b *table) bool {

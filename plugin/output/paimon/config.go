@@ -177,6 +177,13 @@ type CreateTable struct {
 	PrimaryKeys []string
 	// Options are the Paimon table options as given, passed through verbatim.
 	Options map[string]string
+	// Inferred marks the spec of a table named per message whose columns
+	// came from its first message (createSpec): it says how to create the
+	// table if it is missing, but an existing table is not checked against
+	// it, since one message's fields are no schema (a later message may
+	// carry a column the table gained, or lack one it has); the rows are
+	// checked as they are converted (unknown_fields, schema_evolution).
+	Inferred bool
 }
 
 // TableOptions returns the options to write into schema-0: Options plus
@@ -271,7 +278,9 @@ rows unchanged.
 With ` + "`create_table.enabled`" + ` the output creates the table at start-up if it does not exist, from
 ` + "`create_table.schema`" + ` (types in Paimon's grammar, e.g. ` + "`BIGINT NOT NULL`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`, `ARRAY<STRING>`, `MAP<STRING, INT>`, `ROW<a INT, b STRING>`" + `). If the table exists, or the schema is given
 without ` + "`enabled`" + `, the configured columns are checked against the table's and a mismatch stops the output with an
-error that lists the differences.
+error that lists the differences. For a table named per message (an interpolated ` + "`table`" + ` or ` + "`database`" + `)
+without ` + "`create_table.schema`" + `, a missing table is created from its first message, and an existing table is
+written as it is: its columns are not checked against that message, whose rows are converted as any other's.
 
 Rows are routed to partitions by ` + "`partition_keys`" + `: each distinct combination of values is a directory
 ` + "`k1=v1/k2=v2`" + ` named as Java names it (null or blank values go to ` + "`__DEFAULT_PARTITION__`" + `). Derive a
@@ -308,15 +317,31 @@ a few seconds) rather than committing per message, and compact small files with 
 before it ends would otherwise wait for ever on a last, partial batch. For tables with fixed buckets the batches are
 converted in parallel but encoded one at a time, because each bucket numbers its rows consecutively.
 
+== When the input ends, or the stream is stopped
+
+Benthos' batcher, which runs in front of the output and applies ` + "`batching`" + `, hands over the last, partial batch
+only once the running ` + "`period`" + ` has elapsed since it handed over the previous one. So when the input ends (a
+finished file or ` + "`stdin`" + `, a bounded ` + "`paimon`" + ` input) or the stream is stopped (SIGINT, SIGTERM), the
+last rows are committed, and the process exits, up to one ` + "`period`" + ` later (10s of ` + "`period: 10s`" + `;
+at most 1s with the default policy). The output cannot shorten that wait: Benthos tells an output nothing when its
+input ends, and the messages stay in the batcher until it flushes them. If the rest of the period outlasts
+` + "`shutdown_timeout`" + ` (20s by default) when the stream is stopped, the stream is stopped hard: that last batch
+fails without being acknowledged (an input that delivers again sends it on its next run, an HTTP client gets an
+error), and nothing acknowledged is lost. Keep ` + "`period`" + ` short and below ` + "`shutdown_timeout`" + `; a
+policy with only a ` + "`count`" + ` is no way around it, since inputs such as ` + "`stdin`" + ` wait for their
+acknowledgements before they end, so a partial batch without a period would never be written.
+
 == Errors that stop the stream, and errors that are retried
 
 Whatever can be checked without reading the table (column types, table options and their values, field
 combinations) is checked when the output is built, so ` + "`benthos-paimon lint`" + ` and start-up report it with the
 field. Connecting fails for good when retrying cannot help: the table does not exist and ` + "`create_table.enabled`" + `
 is off, the table does not match ` + "`create_table`" + `, the S3 bucket does not exist, access is denied, or the table
-uses a feature this output does not write. Then the output logs the error once and ` + "`benthos-paimon`" + ` stops the
-stream gracefully and exits with code 1, printing the error last; a local warehouse directory the output created is
-removed if it is still empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
+uses a feature this output does not write. For a table named per message, the same errors are met when its first
+message arrives, and end the stream the same way; the error names the table and that message. Then the output logs
+the error once and ` + "`benthos-paimon`" + ` stops the stream gracefully and exits with code 1, printing the error
+last; batches still arriving fail, and a local warehouse directory the output created is removed if it is still
+empty. Any other connection error (refused connections, time-outs, 5xx answers) is retried,
 after 500ms, then after twice the previous wait, up to at most 30s; each log line says which failure in a row it is
 and when the next attempt comes. (Run from Go in a stream without the binary's stop hook, see internal/fatal, the
 output keeps reporting an error that retrying cannot fix every 30s.)
@@ -465,7 +490,9 @@ func ConfigSpec() *service.ConfigSpec {
 					"ready at the same time, one snapshot. Without any batching setting the output batches "+
 					fmt.Sprintf("%d messages or %s, whichever comes first", DefaultBatchCount, DefaultBatchPeriod)+
 					", since a lake table wants large files and few snapshots: one message per batch would write one "+
-					"file and one snapshot per message (see `keep_input_batches`)."),
+					"file and one snapshot per message (see `keep_input_batches`). When the input ends or the stream "+
+					"stops, the last partial batch is written once the running `period` has elapsed (see \"When the "+
+					"input ends, or the stream is stopped\" above)."),
 			service.NewBoolField(fieldKeepBatches).
 				Description("With an empty `batching`, write each batch as the input made it instead of applying the "+
 					"default policy. An input that batches itself and acknowledges messages one by one then learns "+

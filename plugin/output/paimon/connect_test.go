@@ -18,19 +18,20 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/fatal"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
 // connectOnce builds the output of yaml with a fatal handler (unless
 // noHandler) and calls Connect once; it returns the output, the errors
-// the handler received and Connect's error.
-func connectOnce(t *testing.T, yaml string, noHandler bool) (*paimonOutput, []error, error) {
+// the handler receives (then and later) and Connect's error.
+func connectOnce(t *testing.T, yaml string, noHandler bool) (*paimonOutput, *[]error, error) {
 	t.Helper()
 	res := service.MockResources()
-	var stopped []error
+	stopped := new([]error)
 	if !noHandler {
-		fatal.Install(res, func(err error) { stopped = append(stopped, err) })
+		fatal.Install(res, func(err error) { *stopped = append(*stopped, err) })
 	}
 	o := newOutput(mustParse(t, yaml), res, options{})
 	t.Cleanup(func() { _ = o.Close(context.Background()) })
@@ -75,11 +76,11 @@ func TestConnectPermanentErrorsStopTheStream(t *testing.T) {
 			if err := o.WriteBatch(context.Background(), batch); !errors.Is(err, errStopped) {
 				t.Errorf("WriteBatch after the stop: %v, want errStopped", err)
 			}
-			if len(stopped) != 1 || !strings.Contains(stopped[0].Error(), tc.want) || !strings.Contains(stopped[0].Error(), "retrying cannot fix this") {
-				t.Fatalf("handler got %v; want one error with %q", stopped, tc.want)
+			if len(*stopped) != 1 || !strings.Contains((*stopped)[0].Error(), tc.want) || !strings.Contains((*stopped)[0].Error(), "retrying cannot fix this") {
+				t.Fatalf("handler got %v; want one error with %q", *stopped, tc.want)
 			}
-			if !strings.Contains(stopped[0].Error(), " in "+tc.warehouse) {
-				t.Errorf("%v does not name the table and warehouse", stopped[0])
+			if !strings.Contains((*stopped)[0].Error(), " in "+tc.warehouse) {
+				t.Errorf("%v does not name the table and warehouse", (*stopped)[0])
 			}
 			_, serr := os.Stat(tc.warehouse)
 			if gone := errors.Is(serr, fs.ErrNotExist); gone != tc.gone {
@@ -138,4 +139,137 @@ func mustFields(t *testing.T, cols ...string) []types.DataField {
 		fs = append(fs, types.DataField{ID: i, Name: name, Type: dt})
 	}
 	return fs
+}
+
+// routedMsg is a message of content body whose `t` metadata names its
+// table.
+func routedMsg(table, body string) *service.Message {
+	m := service.NewMessage([]byte(body))
+	m.MetaSetMut("t", table)
+	return m
+}
+
+// TestRoutedPermanentErrorsStopTheStream: a table named per message that
+// is missing, or does not match create_table.schema, goes to the fatal
+// handler once, with an error naming the table and the message; the other
+// table of the batch is committed, and later batches are rejected.
+func TestRoutedPermanentErrorsStopTheStream(t *testing.T) {
+	wh := t.TempDir()
+	cat, err := lakecore.OpenCatalog(context.Background(), wh, storage.S3Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, v := range map[string]string{"ok": "v STRING", "other": "v INT"} {
+		if _, err := cat.CreateTable(context.Background(), "db", name, lakecore.TableSpec{Fields: mustFields(t, "id BIGINT", v)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, table, extra, want string
+	}{
+		{"missing table", "missing", "", "table db.missing in " + wh + ": table not found: create it, or set create_table.enabled"},
+		{"schema mismatch", "other", "create_table: { schema: [ { name: id, type: BIGINT }, { name: v, type: STRING } ] }\n",
+			`table db.other in ` + wh + `: the table does not match create_table (schema-0): column "v" has type INT in the table, STRING in create_table.schema`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, stopped, err := connectOnce(t, "warehouse: "+wh+"\ndatabase: db\ntable: ${! meta(\"t\") }\nmaintenance: { enabled: false }\n"+tc.extra, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := `{"id":2, "v":"b"}`
+			batch := service.MessageBatch{routedMsg("ok", `{"id":1,"v":"a"}`), routedMsg(tc.table, body), routedMsg(tc.table, `{"id":3}`)}
+			err = o.WriteBatch(context.Background(), batch)
+			var bErr *service.BatchError
+			if !errors.As(err, &bErr) || bErr.IndexedErrors() != 2 {
+				t.Fatalf("WriteBatch: %v; want a BatchError failing the 2 messages of %s", err, tc.table)
+			}
+			if len(*stopped) != 1 {
+				t.Fatalf("handler got %v; want one error", *stopped)
+			}
+			for _, want := range []string{tc.want, "the table was named by the message " + body, "(retrying cannot fix this)"} {
+				if !strings.Contains((*stopped)[0].Error(), want) {
+					t.Errorf("%v lacks %q", (*stopped)[0], want)
+				}
+			}
+			tbl, err := lakecore.Open(context.Background(), wh, "db", "ok")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) == 0 {
+				t.Errorf("table ok: %v, %v; want the row of the batch", rows, err)
+			}
+			if err := o.WriteBatch(context.Background(), batch); !errors.Is(err, errStopped) {
+				t.Errorf("WriteBatch after the stop: %v, want errStopped", err)
+			}
+			if len(*stopped) != 1 {
+				t.Errorf("handler called again: %v", *stopped)
+			}
+		})
+	}
+}
+
+// TestRoutedTransientErrorsAreRetried: a table named per message that
+// cannot be opened because of an error that may pass (a refused
+// connection) fails its messages, which Benthos delivers again, without
+// stopping the stream; the next batch opens it.
+func TestRoutedTransientErrorsAreRetried(t *testing.T) {
+	wh := t.TempDir()
+	local, err := storage.NewLocal(wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	fsys := faultfs.New(local, 1, faultfs.Fault{Path: "db.db/**", Times: 1, Err: refused})
+	res := service.MockResources()
+	var stopped []error
+	fatal.Install(res, func(err error) { stopped = append(stopped, err) })
+	c := mustParse(t, "warehouse: "+wh+"\ndatabase: db\ntable: ${! meta(\"t\") }\nmaintenance: { enabled: false }\n"+
+		"create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }\n")
+	o := newOutput(c, res, options{openFileIO: func(context.Context, config.Table) (storage.FileIO, error) { return fsys, nil }})
+	t.Cleanup(func() { _ = o.Close(context.Background()) })
+	if err := o.Connect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	batch := service.MessageBatch{routedMsg("t", `{"id":1}`)}
+	if err := o.WriteBatch(context.Background(), batch); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("first WriteBatch: %v; want the refused connection", err)
+	}
+	if err := o.WriteBatch(context.Background(), batch); err != nil {
+		t.Fatalf("second WriteBatch: %v", err)
+	}
+	if len(stopped) != 0 {
+		t.Errorf("a transient error stopped the stream: %v", stopped)
+	}
+}
+
+// TestRoutedExistingTableIsNotCheckedAgainstAMessage: without
+// create_table.schema, a table named per message that exists is written
+// as it is, even when the first message after a restart has a field the
+// table lacks (unknown_fields: ignore drops it) or lacks a column; the
+// fields of that message are not a schema to check.
+func TestRoutedExistingTableIsNotCheckedAgainstAMessage(t *testing.T) {
+	wh := t.TempDir()
+	yaml := "warehouse: " + wh + "\ndatabase: db\ntable: ${! meta(\"t\") }\ncreate_table: { enabled: true }\nmaintenance: { enabled: false }\n" +
+		"unknown_fields: ignore\n"
+	for i, body := range []string{`{"id":1,"v":"a"}`, `{"id":2,"v":"b","extra":3}`, `{"id":3}`} {
+		o, stopped, err := connectOnce(t, yaml, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := o.WriteBatch(context.Background(), service.MessageBatch{routedMsg("x", body)}); err != nil {
+			t.Fatalf("run %d, %s: %v", i+1, body, err)
+		}
+		if len(*stopped) != 0 {
+			t.Fatalf("run %d stopped the stream: %v", i+1, *stopped)
+		}
+		_ = o.Close(context.Background())
+	}
+	tbl, err := lakecore.Open(context.Background(), wh, "db", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tbl.ReadAll(context.Background(), 0)
+	if err != nil || len(rows) != 3 || len(tbl.Schema().Fields) != 2 {
+		t.Errorf("rows %v (%v), columns %v; want 3 rows of id, v", rows, err, tbl.Schema().Fields)
+	}
 }

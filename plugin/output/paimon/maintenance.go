@@ -277,10 +277,29 @@ func (m *maintainer) report(what string, rep *maintain.Report, err error, change
 		m.met.maintenance.failures.Incr(1)
 		m.log.Warnf("Automatic %s of table %s failed (retried after the next commit): %v", what, m.tbl.Path(), err)
 	case changed:
-		m.log.Infof("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
+		m.log.Infof("Automatic %s of table %s: %s", what, m.tbl.Path(), summary(rep))
 	case rep != nil:
 		m.log.Debugf("Automatic %s of table %s: %s", what, m.tbl.Path(), rep.Summary())
 	}
+}
+
+// summary is rep's one-line summary, naming the partitions a partition
+// expiry dropped with their files and rows, so that the log says what
+// data left the table.
+func summary(rep *maintain.Report) string {
+	s := rep.Summary()
+	if len(rep.DroppedPartitions) == 0 {
+		return s
+	}
+	parts := make([]string, len(rep.DroppedPartitions))
+	for i, p := range rep.DroppedPartitions {
+		rows := "rows"
+		if p.Rows == 1 {
+			rows = "row"
+		}
+		parts[i] = fmt.Sprintf("%s (%s, %d %s)", p.Partition, p.Files, p.Rows, rows)
+	}
+	return s + "; dropped " + strings.Join(parts, ", ")
 }
 
 // maintenanceMetrics count what the output's automatic maintenance did,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -272,6 +273,11 @@ func TestMaintenancePartitionExpiry(t *testing.T) {
 	}
 	if got := m.partitions(); !slices.Equal(got, []string{today}) {
 		t.Fatalf("partitions %v, want [%s]", got, today)
+	}
+	// The log names what left the table.
+	if want := "dropped 1 partition (1 file ("; !strings.Contains(m.logs.String(), want) ||
+		!regexp.MustCompile(`; dropped dt=2020-01-01 \(1 file \([^)]+\)\, 1 row\)`).MatchString(m.logs.String()) {
+		t.Errorf("the INFO line does not name the dropped partition, its files and rows:\n%s", m.logs.String())
 	}
 
 	// Within the check interval a new old partition stays.

@@ -126,8 +126,13 @@ type paimonOutput struct {
 	cat     *lakecore.Catalog // nil until Connect succeeds
 	closed  bool
 	backoff retry.Backoff // of Connect
-	// failed is set when Connect failed for good and the stream is being
-	// stopped; guarded by mu.
+	// guard is taken at the first Connect, to remove the local warehouse
+	// directory it created when the output then fails for good; guarded
+	// by mu.
+	guard *config.DirGuard
+	// failed is set when opening a table failed for good (at Connect, or
+	// for a table named per message at its first message) and the stream
+	// is being stopped; guarded by mu.
 	failed bool
 	// sinks are the tables being written, by database and table name;
 	// guarded by mu. Each is opened once: opening marks it pending so that
@@ -166,7 +171,11 @@ func newOutput(c Config, mgr *service.Resources, o options) *paimonOutput {
 // after the wait Connect asks for (retry.Backoff: 500ms, doubling with
 // each failure in a row, at most 30s), which the message states.
 func (o *paimonOutput) Connect(ctx context.Context) error {
-	guard := config.GuardWarehouse(o.conf.Table)
+	o.mu.Lock()
+	if o.guard == nil {
+		o.guard = config.GuardWarehouse(o.conf.Table)
+	}
+	o.mu.Unlock()
 	err := o.connect(ctx)
 	if err == nil {
 		o.backoff.Reset()
@@ -175,17 +184,12 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	if errors.Is(err, errCommitterClosed) {
 		return err
 	}
-	if lakecore.IsPermanent(err) || errors.Is(err, ErrSchemaMismatch) || errors.Is(err, errMisconfigured) {
-		if fatal.Installed(o.res) {
-			guard.RemoveEmpty()
-			// Connect succeeds into a failed state: Benthos, which stops
-			// the stream in order, waits for the batches in flight to be
-			// answered, and a writer stuck in Connect would answer none
-			// until the shutdown timeout. WriteBatch rejects them instead.
-			o.mu.Lock()
-			o.failed = true
-			o.mu.Unlock()
-			fatal.Report(o.res, err) // logs it once and stops the stream
+	if permanent(err) {
+		// Connect succeeds into a failed state: Benthos, which stops the
+		// stream in order, waits for the batches in flight to be answered,
+		// and a writer stuck in Connect would answer none until the
+		// shutdown timeout. WriteBatch rejects them instead.
+		if o.stop(err) {
 			return nil
 		}
 		return retry.Permanent(fmt.Errorf("%w (retrying cannot fix this)", err))
@@ -193,9 +197,39 @@ func (o *paimonOutput) Connect(ctx context.Context) error {
 	return o.backoff.Transient(err)
 }
 
+// permanent reports whether err, from opening a table, is one retrying
+// cannot fix: lakecore.IsPermanent's, a table that does not match
+// create_table, or a setting of the output that does not fit the table.
+func permanent(err error) bool {
+	return lakecore.IsPermanent(err) || errors.Is(err, ErrSchemaMismatch) || errors.Is(err, errMisconfigured)
+}
+
+// stop ends the stream because of err, which retrying cannot fix: it puts
+// the output in a failed state (WriteBatch answers errStopped), removes the
+// local warehouse directory Connect created if it is still empty, and
+// reports err through internal/fatal, once: the errors that concurrent
+// batches meet after the first are not reported. It returns false, and
+// does nothing, when no fatal handler is installed (a StreamBuilder
+// without one): the caller then keeps failing with err.
+func (o *paimonOutput) stop(err error) bool {
+	if !fatal.Installed(o.res) {
+		return false
+	}
+	o.mu.Lock()
+	first := !o.failed
+	o.failed = true
+	guard := o.guard
+	o.mu.Unlock()
+	if first {
+		guard.RemoveEmpty()
+		fatal.Report(o.res, err) // logs it once and stops the stream
+	}
+	return true
+}
+
 // errStopped answers WriteBatch once Connect has failed for good and the
 // stream is being stopped.
-var errStopped = errors.New("the paimon output stopped after an error that retrying cannot fix (logged when it connected)")
+var errStopped = errors.New("the paimon output stopped after an error that retrying cannot fix (logged when it met it)")
 
 // errMisconfigured is wrapped by Connect errors about a setting of the
 // output that does not fit the table it found (max_in_flight above 1 for a
@@ -306,8 +340,12 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 	if failed == 0 {
 		return nil
 	}
-	bErr := service.NewBatchError(batch, fmt.Errorf("%d of %d messages cannot be written to %s (the others were committed); the first: %w",
-		failed, len(batch), what, first))
+	others := " (the others were committed)"
+	if failed == len(batch) {
+		others = ""
+	}
+	bErr := service.NewBatchError(batch, fmt.Errorf("%d of %d messages cannot be written to %s%s; the first: %w",
+		failed, len(batch), what, others, first))
 	for i, e := range msgErrs {
 		if e != nil {
 			bErr.Failed(i, e)

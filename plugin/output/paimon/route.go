@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -38,6 +39,13 @@ import (
 // table without primary keys or bucket key is bucket-unaware. A table idle for
 // table_idle_timeout has its sink closed (its goroutines stopped and its
 // state dropped) and is opened again by its next message.
+//
+// Opening a table can fail for good as Connect can for a static table
+// (missing without create_table, not matching create_table.schema, a
+// setting that does not fit it, access denied): that stops the stream
+// through internal/fatal, with an error naming the table and the message
+// that named it. Any other failure to open fails the table's messages,
+// which Benthos delivers again (with its input's back-off).
 
 // Route is the per-message table of an output whose database or table is
 // interpolated.
@@ -63,6 +71,12 @@ func (o *paimonOutput) writeRouted(ctx context.Context, batch service.MessageBat
 			part[j] = batch[i]
 		}
 		k, err := o.sinkFor(ctx, g.name, part)
+		if err != nil && permanent(err) {
+			err = fmt.Errorf("%w; the table was named by the message %s", err, describeMessage(part[0]))
+			if o.stop(err) {
+				err = errStopped
+			}
+		}
 		var errs []error
 		if err == nil {
 			errs, err = k.write(ctx, part)
@@ -171,11 +185,10 @@ func (o *paimonOutput) sinkFor(ctx context.Context, n tableName, part service.Me
 	}
 	conf.Maintenance.TableMetrics = false // the gauges describe one table
 	ct, err := createSpec(o.conf.CreateTable, o.conf.CDCFormat, part[0])
-	if err == nil {
-		slot.sink, err = openSink(ctx, cat, conf, ct, o.opts, o.log, o.met)
-	}
 	if err != nil {
 		slot.err = fmt.Errorf("table %s: %w", conf.Table, err)
+	} else {
+		slot.sink, slot.err = openSink(ctx, cat, conf, ct, o.opts, o.log, o.met) // its errors name the table
 	}
 	close(slot.ready)
 	if slot.err != nil {
@@ -267,6 +280,7 @@ func createSpec(base CreateTable, format cdcformat.Format, msg *service.Message)
 	} else if ct.Fields, err = fieldsFromValues(msg); err != nil {
 		return ct, err
 	}
+	ct.Inferred = true
 	if len(ct.PrimaryKeys) == 0 && len(ct.BucketKey) == 0 {
 		ct.Bucket = -1 // an append table without a bucket key is bucket-unaware
 	}
@@ -406,4 +420,24 @@ func commonType(m map[string]any) (types.DataType, error) {
 		return nullable(types.RowType(fields...)), nil
 	}
 	return types.DataType{}, fmt.Errorf("%w: unknown type %q", errCommonSchema, kind)
+}
+
+// describeMessage shows msg in an error about the table it named: its
+// content, on one line and shortened to 200 bytes, so that a user can
+// find the message (and the interpolation's input) that named the table.
+func describeMessage(msg *service.Message) string {
+	b, err := msg.AsBytes()
+	if err != nil {
+		return fmt.Sprintf("(content unreadable: %v)", err)
+	}
+	const limit = 200
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(b))
 }

@@ -103,6 +103,9 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 		return nil, err
 	}
 	s := tbl.Schema()
+	if ct.Inferred {
+		ct.Fields = nil // nothing configured to check
+	}
 	if err := checkSchema(ct, s); err != nil {
 		return nil, fmt.Errorf("table %s: %w", t, err)
 	}

@@ -1,12 +1,18 @@
 package org.benthospaimon.interop;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.data.BinaryString;
 import org.apache.paimon.data.GenericRow;
+import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.StreamTableCommit;
@@ -74,10 +80,13 @@ final class PkUpsertBench {
         long nextKey = 0;
         long perCommit = Math.max(1, rows / commits);
         StreamWriteBuilder wb = t.newStreamWriteBuilder().withCommitUser("pk-upsert-bench");
-        // lookup (changelog-producer lookup, deletion vectors) spills to a temp directory
-        java.nio.file.Path tmp = java.nio.file.Files.createTempDirectory("pk-upsert-bench-");
-        try (StreamTableWrite w = wb.newWrite(); StreamTableCommit c = wb.newCommit()) {
-            w.withIOManager(org.apache.paimon.disk.IOManager.create(tmp.toString()));
+        // lookup (changelog-producer lookup, deletion vectors) spills to a temp directory,
+        // removed with everything in it when the run ends, however it ends
+        Path tmp = Files.createTempDirectory("pk-upsert-bench-");
+        try (IOManager io = IOManager.create(tmp.toString());
+                StreamTableWrite w = wb.newWrite();
+                StreamTableCommit c = wb.newCommit()) {
+            w.withIOManager(io);
             long commit = 0;
             for (long i = 0; i < rows; i++) {
                 long k;
@@ -92,6 +101,8 @@ final class PkUpsertBench {
                     c.commit(commit, w.prepareCommit(i == rows - 1, commit));
                 }
             }
+        } finally {
+            deleteRecursively(tmp);
         }
         double wall = (System.nanoTime() - wall0) / 1e9;
         double proc = (os.getProcessCpuTime() - proc0) / 1e9;
@@ -99,5 +110,17 @@ final class PkUpsertBench {
                 + Canonical.quote(t.location().toString()) + ",\"changes\":" + rows + ",\"keys\":" + nextKey
                 + ",\"seconds\":" + String.format("%.3f", wall) + ",\"processCpuSeconds\":" + String.format("%.3f", proc)
                 + ",\"rowsPerSecond\":" + Math.round(rows / wall) + ",\"rowsPerCpuSecond\":" + Math.round(rows / proc) + "}");
+    }
+
+    /** Deletes dir and everything below it, deepest first. */
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
     }
 }
