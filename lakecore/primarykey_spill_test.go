@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
@@ -205,8 +206,8 @@ func sameFiles(t *testing.T, ta *lakecore.Table, a []commit.Message, tb *lakecor
 		t.Fatalf("%d messages, want %d", len(a), len(b))
 	}
 	key := func(m commit.Message) string { return fmt.Sprintf("%x/%d", m.Partition, m.Bucket) }
-	slices.SortFunc(a, func(x, y commit.Message) int { return cmpString(key(x), key(y)) })
-	slices.SortFunc(b, func(x, y commit.Message) int { return cmpString(key(x), key(y)) })
+	slices.SortFunc(a, func(x, y commit.Message) int { return strings.Compare(key(x), key(y)) })
+	slices.SortFunc(b, func(x, y commit.Message) int { return strings.Compare(key(x), key(y)) })
 	for i := range a {
 		for _, kind := range []struct {
 			name string
@@ -230,14 +231,4 @@ func sameFiles(t *testing.T, ta *lakecore.Table, a []commit.Message, tb *lakecor
 			}
 		}
 	}
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

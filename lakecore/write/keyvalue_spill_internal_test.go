@@ -18,10 +18,10 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// newSpillTestWriter returns a writer of a fresh table (k BIGINT key,
+// newBufferTestWriter returns a writer of a fresh table (k BIGINT key,
 // v STRING, n INT) with options, keeping its spill directory under
 // localDir.
-func newSpillTestWriter(t testing.TB, options map[string]string, localDir string) *KeyValueWriter {
+func newBufferTestWriter(t testing.TB, options map[string]string, localDir string) *KeyValueWriter {
 	t.Helper()
 	fio, err := storage.NewLocal(t.TempDir())
 	if err != nil {
@@ -100,7 +100,7 @@ func dirEntries(t testing.TB, dir string) []string {
 func TestKeyValueSpillMergePasses(t *testing.T) {
 	ctx := context.Background()
 	want := func() [][]any {
-		w := newSpillTestWriter(t, map[string]string{"bucket": "2"}, t.TempDir())
+		w := newBufferTestWriter(t, map[string]string{"bucket": "2"}, t.TempDir())
 		spillTestRows(t, w, 6000, 1)
 		msgs, err := w.Prepare(ctx)
 		if err != nil {
@@ -111,7 +111,7 @@ func TestKeyValueSpillMergePasses(t *testing.T) {
 	for _, fan := range []int{2, 3, 7, 128} {
 		t.Run(fmt.Sprintf("max-num-file-handles=%d", fan), func(t *testing.T) {
 			local := t.TempDir()
-			w := newSpillTestWriter(t, map[string]string{"bucket": "2", "write-buffer-size": "8kb",
+			w := newBufferTestWriter(t, map[string]string{"bucket": "2", "write-buffer-size": "8kb",
 				"local-sort.max-num-file-handles": fmt.Sprint(fan)}, local)
 			spillTestRows(t, w, 6000, 1)
 			if len(dirEntries(t, local)) == 0 {
@@ -145,7 +145,7 @@ func TestKeyValueSpillMergePasses(t *testing.T) {
 func TestKeyValueSpillMaxDiskSize(t *testing.T) {
 	ctx := context.Background()
 	local := t.TempDir()
-	w := newSpillTestWriter(t, map[string]string{"bucket": "1", "write-buffer-size": "8kb", "write-buffer-spill.max-disk-size": "10kb"}, local)
+	w := newBufferTestWriter(t, map[string]string{"bucket": "1", "write-buffer-size": "8kb", "write-buffer-spill.max-disk-size": "10kb"}, local)
 	spillTestRows(t, w, 3000, 2)
 	msgs, err := w.Prepare(ctx)
 	if err != nil {
@@ -166,7 +166,7 @@ func TestKeyValueSpillMaxDiskSize(t *testing.T) {
 func TestKeyValueSpillCleanup(t *testing.T) {
 	ctx := context.Background()
 	local := t.TempDir()
-	w := newSpillTestWriter(t, map[string]string{"bucket": "2", "write-buffer-size": "8kb"}, local)
+	w := newBufferTestWriter(t, map[string]string{"bucket": "2", "write-buffer-size": "8kb"}, local)
 	spillTestRows(t, w, 2000, 3)
 	if len(dirEntries(t, local)) == 0 {
 		t.Fatal("nothing spilled")
@@ -197,7 +197,7 @@ func TestKeyValueSpillCorrupt(t *testing.T) {
 	for _, damage := range []string{"truncate", "flip"} {
 		t.Run(damage, func(t *testing.T) {
 			local := t.TempDir()
-			w := newSpillTestWriter(t, map[string]string{"bucket": "1", "write-buffer-size": "8kb"}, local)
+			w := newBufferTestWriter(t, map[string]string{"bucket": "1", "write-buffer-size": "8kb"}, local)
 			spillTestRows(t, w, 2000, 4)
 			var run string
 			for _, p := range dirEntries(t, local) {
