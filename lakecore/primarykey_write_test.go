@@ -17,6 +17,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
@@ -336,6 +337,7 @@ func checkKeyValueFiles(t *testing.T, tbl *lakecore.Table, msgs []commit.Message
 			if deletes != *f.DeleteRowCount {
 				t.Errorf("file %s: %d retracts, _DELETE_ROW_COUNT %d", f.FileName, deletes, *f.DeleteRowCount)
 			}
+			checkFileStats(t, s, f, recs, keyIdx)
 			minKey, _ := binrow.Deserialize(keyTypes, f.MinKey)
 			maxKey, _ := binrow.Deserialize(keyTypes, f.MaxKey)
 			if kv.CompareKeys(minKey, project(recs[0].row, keyIdx)) != 0 || kv.CompareKeys(maxKey, project(recs[len(recs)-1].row, keyIdx)) != 0 {
@@ -343,6 +345,64 @@ func checkKeyValueFiles(t *testing.T, tbl *lakecore.Table, msgs []commit.Message
 			}
 		}
 	}
+}
+
+// checkFileStats checks that a KeyValue file's sequence range, key stats
+// and value stats are exactly those of its records: the minimum and
+// maximum of each column and its NULL count (the tests' strings are
+// shorter than the stats' truncation).
+func checkFileStats(t *testing.T, s *schema.TableSchema, f manifest.DataFileMeta, recs []fileRecord, keyIdx []int) {
+	t.Helper()
+	minSeq, maxSeq := recs[0].seq, recs[0].seq
+	for _, r := range recs {
+		minSeq, maxSeq = min(minSeq, r.seq), max(maxSeq, r.seq)
+	}
+	if f.MinSequenceNumber != minSeq || f.MaxSequenceNumber != maxSeq {
+		t.Errorf("file %s: sequence range [%d, %d], records [%d, %d]", f.FileName, f.MinSequenceNumber, f.MaxSequenceNumber, minSeq, maxSeq)
+	}
+	check := func(what string, stats manifest.SimpleStats, idx []int) {
+		ts := make([]types.DataType, len(idx))
+		for i, j := range idx {
+			ts[i] = s.Fields[j].Type
+		}
+		mins, maxs, nulls, err := stats.Decode(ts)
+		if err != nil {
+			t.Fatalf("file %s: %s stats: %v", f.FileName, what, err)
+		}
+		for i, j := range idx {
+			var lo, hi any
+			var n int64
+			for _, r := range recs {
+				v := r.row[j]
+				switch {
+				case v == nil:
+					n++
+				case lo == nil:
+					lo, hi = v, v
+				default:
+					if kv.CompareValues(v, lo) < 0 {
+						lo = v
+					}
+					if kv.CompareValues(v, hi) > 0 {
+						hi = v
+					}
+				}
+			}
+			if kv.CompareValues(mins[i], lo) != 0 || kv.CompareValues(maxs[i], hi) != 0 || nulls[i] == nil || *nulls[i] != n {
+				t.Errorf("file %s: %s stats of %s: min %v max %v nulls %v, records: %v %v %d",
+					f.FileName, what, s.Fields[j].Name, mins[i], maxs[i], nulls[i], lo, hi, n)
+			}
+		}
+	}
+	check("key", f.KeyStats, keyIdx)
+	if f.ValueStatsCols != nil {
+		t.Fatalf("file %s: value stats of columns %v only", f.FileName, *f.ValueStatsCols)
+	}
+	all := make([]int, len(s.Fields))
+	for i := range all {
+		all[i] = i
+	}
+	check("value", f.ValueStats, all)
 }
 
 func project(row []any, idx []int) []any {

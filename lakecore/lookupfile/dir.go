@@ -18,9 +18,10 @@ const DirPrefix = "paimon-lookup-"
 // or is doing so right now.
 const orphanAge = 10 * time.Minute
 
-// Dir is the directory of one writer's local lookup files: a directory of
-// its own under a base directory, as Java's IOManager makes
-// paimon-io-<uuid> under its temp dirs. The owner holds an exclusive
+// Dir is the directory of one writer's local lookup files, or of the
+// spill files of its write buffer (package spillfile): a directory of its
+// own under a base directory, as Java's IOManager makes paimon-io-<uuid>
+// under its temp dirs for both. The owner holds an exclusive
 // flock(2) on the directory's LOCK file for as long as the Dir is open;
 // the kernel drops it when the process dies, however it dies. OpenDir
 // removes every directory of that name under the same base whose lock it

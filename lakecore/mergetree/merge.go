@@ -15,22 +15,14 @@ import (
 // are skipped. It does not drop deletes: that is the caller's choice
 // (DropDelete). Not safe for concurrent use.
 type SortMergeReader struct {
-	order   *RecordOrder
+	records *RecordMerger
 	reducer MergeFunction
-	readers []RecordReader
-	heap    []heapItem
-	started bool
 	err     error
-}
-
-type heapItem struct {
-	kv  *KeyValue
-	src int
 }
 
 // NewSortMergeReader merges readers, which it owns: Close closes them.
 func NewSortMergeReader(order *RecordOrder, fn MergeFunction, readers []RecordReader) *SortMergeReader {
-	return &SortMergeReader{order: order, reducer: NewReducer(fn), readers: readers}
+	return &SortMergeReader{records: NewRecordMerger(order, readers), reducer: NewReducer(fn)}
 }
 
 // NewSortMergeReaderWrapped is NewSortMergeReader with a merge function
@@ -38,14 +30,90 @@ func NewSortMergeReader(order *RecordOrder, fn MergeFunction, readers []RecordRe
 // ReducerMergeFunctionWrapper): Java passes its changelog wrappers
 // (LookupChangelogMergeFunctionWrapper) to the merge reader so.
 func NewSortMergeReaderWrapped(order *RecordOrder, wrapper MergeFunction, readers []RecordReader) *SortMergeReader {
-	return &SortMergeReader{order: order, reducer: wrapper, readers: readers}
+	return &SortMergeReader{records: NewRecordMerger(order, readers), reducer: wrapper}
 }
 
-func (m *SortMergeReader) less(i, j int) bool {
+// Next returns the merged record of the next key, or io.EOF. The record
+// belongs to the caller. After an error, Next returns it again.
+func (m *SortMergeReader) Next(ctx context.Context) (*KeyValue, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	r, err := m.next(ctx)
+	if err != nil && !errors.Is(err, io.EOF) {
+		m.err = err
+	}
+	return r, err
+}
+
+func (m *SortMergeReader) next(ctx context.Context) (*KeyValue, error) {
+	for {
+		first, err := m.records.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		m.reducer.Reset()
+		if err := m.reducer.Add(first); err != nil {
+			return nil, err
+		}
+		for {
+			p, err := m.records.Peek(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if m.records.order.CompareKeys(p.Value, first.Value) != 0 {
+				break
+			}
+			if _, err := m.records.Next(ctx); err != nil {
+				return nil, err
+			}
+			if err := m.reducer.Add(p); err != nil {
+				return nil, err
+			}
+		}
+		r, err := m.reducer.Result()
+		if err != nil {
+			return nil, fmt.Errorf("merge key %v: %w", m.records.order.Key(first.Value), err)
+		}
+		if r != nil {
+			return r, nil
+		}
+	}
+}
+
+// Close closes every reader and returns the first error.
+func (m *SortMergeReader) Close() error { return m.records.Close() }
+
+// RecordMerger merges sorted runs record by record: every record of every
+// run, in RecordOrder, none merged with another (the sort merge of a
+// spilled write buffer's runs, BinaryExternalMerger's
+// BinaryMergeIterator; and the order SortMergeReader folds keys in). A run
+// may hold several records of a key. Not safe for concurrent use.
+type RecordMerger struct {
+	order   *RecordOrder
+	readers []RecordReader
+	heap    []heapItem
+	started bool
+}
+
+type heapItem struct {
+	kv  *KeyValue
+	src int
+}
+
+// NewRecordMerger merges readers, which it owns: Close closes them.
+func NewRecordMerger(order *RecordOrder, readers []RecordReader) *RecordMerger {
+	return &RecordMerger{order: order, readers: readers}
+}
+
+func (m *RecordMerger) less(i, j int) bool {
 	return m.order.Compare(m.heap[i].kv, m.heap[j].kv) < 0
 }
 
-func (m *SortMergeReader) up(j int) {
+func (m *RecordMerger) up(j int) {
 	for j > 0 {
 		i := (j - 1) / 2
 		if !m.less(j, i) {
@@ -56,7 +124,7 @@ func (m *SortMergeReader) up(j int) {
 	}
 }
 
-func (m *SortMergeReader) down(i int) {
+func (m *RecordMerger) down(i int) {
 	n := len(m.heap)
 	for {
 		l := 2*i + 1
@@ -76,7 +144,7 @@ func (m *SortMergeReader) down(i int) {
 }
 
 // advance reads the next record of reader src into the heap.
-func (m *SortMergeReader) advance(ctx context.Context, src int) error {
+func (m *RecordMerger) advance(ctx context.Context, src int) error {
 	r, err := m.readers[src].Next(ctx)
 	if errors.Is(err, io.EOF) {
 		return nil
@@ -89,8 +157,39 @@ func (m *SortMergeReader) advance(ctx context.Context, src int) error {
 	return nil
 }
 
-// popMin removes the smallest record from the heap.
-func (m *SortMergeReader) popMin() heapItem {
+func (m *RecordMerger) start(ctx context.Context) error {
+	if m.started {
+		return nil
+	}
+	m.started = true
+	for i := range m.readers {
+		if err := m.advance(ctx, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Peek returns the record Next returns next without taking it, or io.EOF.
+func (m *RecordMerger) Peek(ctx context.Context) (*KeyValue, error) {
+	if err := m.start(ctx); err != nil {
+		return nil, err
+	}
+	if len(m.heap) == 0 {
+		return nil, io.EOF
+	}
+	return m.heap[0].kv, nil
+}
+
+// Next returns the smallest record of all runs, or io.EOF after the last.
+// The record belongs to the caller.
+func (m *RecordMerger) Next(ctx context.Context) (*KeyValue, error) {
+	if err := m.start(ctx); err != nil {
+		return nil, err
+	}
+	if len(m.heap) == 0 {
+		return nil, io.EOF
+	}
 	top := m.heap[0]
 	last := len(m.heap) - 1
 	m.heap[0] = m.heap[last]
@@ -98,60 +197,14 @@ func (m *SortMergeReader) popMin() heapItem {
 	if last > 0 {
 		m.down(0)
 	}
-	return top
-}
-
-// Next returns the merged record of the next key, or io.EOF. The record
-// belongs to the caller. After an error, Next returns it again.
-func (m *SortMergeReader) Next(ctx context.Context) (*KeyValue, error) {
-	if m.err != nil {
-		return nil, m.err
+	if err := m.advance(ctx, top.src); err != nil {
+		return nil, err
 	}
-	if !m.started {
-		m.started = true
-		for i := range m.readers {
-			if err := m.advance(ctx, i); err != nil {
-				m.err = err
-				return nil, err
-			}
-		}
-	}
-	for len(m.heap) > 0 {
-		first := m.popMin()
-		m.reducer.Reset()
-		if err := m.reducer.Add(first.kv); err != nil {
-			m.err = err
-			return nil, err
-		}
-		if err := m.advance(ctx, first.src); err != nil {
-			m.err = err
-			return nil, err
-		}
-		for len(m.heap) > 0 && m.order.CompareKeys(m.heap[0].kv.Value, first.kv.Value) == 0 {
-			it := m.popMin()
-			if err := m.reducer.Add(it.kv); err != nil {
-				m.err = err
-				return nil, err
-			}
-			if err := m.advance(ctx, it.src); err != nil {
-				m.err = err
-				return nil, err
-			}
-		}
-		r, err := m.reducer.Result()
-		if err != nil {
-			m.err = fmt.Errorf("merge key %v: %w", m.order.Key(first.kv.Value), err)
-			return nil, m.err
-		}
-		if r != nil {
-			return r, nil
-		}
-	}
-	return nil, io.EOF
+	return top.kv, nil
 }
 
 // Close closes every reader and returns the first error.
-func (m *SortMergeReader) Close() error {
+func (m *RecordMerger) Close() error {
 	var first error
 	for _, r := range m.readers {
 		if err := r.Close(); err != nil && first == nil {

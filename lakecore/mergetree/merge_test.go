@@ -245,3 +245,46 @@ func FuzzSortMergeDeduplicate(f *testing.F) {
 		}
 	})
 }
+
+// TestRecordMerger: runs holding several records of a key each come out
+// as one sequence sorted by key and then sequence number, every record
+// once, Peek showing what Next returns.
+func TestRecordMerger(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var all []*KeyValue
+	runs := make([][]*KeyValue, 5)
+	for seq := range int64(300) {
+		r := rec(int32(rng.IntN(20)), int32(seq), seq, kv.Insert)
+		all = append(all, r)
+		i := rng.IntN(len(runs))
+		runs[i] = append(runs[i], r)
+	}
+	readers := make([]RecordReader, len(runs))
+	for i, run := range runs {
+		slices.SortFunc(run, keyOrder.Compare)
+		readers[i] = &sliceReader{recs: run}
+	}
+	slices.SortFunc(all, keyOrder.Compare)
+	m := NewRecordMerger(keyOrder, readers)
+	defer m.Close()
+	ctx := context.Background()
+	for i := 0; ; i++ {
+		p, perr := m.Peek(ctx)
+		r, err := m.Next(ctx)
+		if p != r || (perr == nil) != (err == nil) {
+			t.Fatalf("record %d: Peek gave %v (%v), Next %v (%v)", i, p, perr, r, err)
+		}
+		if errors.Is(err, io.EOF) {
+			if i != len(all) {
+				t.Fatalf("%d records, want %d", i, len(all))
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r != all[i] {
+			t.Fatalf("record %d: got key %v seq %d, want key %v seq %d", i, r.Value[0], r.Seq, all[i].Value[0], all[i].Seq)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func TestLatestChanges(t *testing.T) {
 		options map[string]string
 	}{
 		{"changelog-producer input", map[string]string{"bucket": "2", "changelog-producer": "input"}},
-		{"delta files, small write buffer", map[string]string{"bucket": "2", "write-buffer-size": "1 kb"}},
+		{"delta files, small write buffer", map[string]string{"bucket": "2", "write-buffer-size": "1 kb", "write-buffer-spillable": "false"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fio, err := storage.NewLocal(t.TempDir())

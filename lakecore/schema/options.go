@@ -70,6 +70,12 @@ const (
 	OptContinuousDiscoveryInterval      = "continuous.discovery-interval"
 	OptScanMode                         = "scan.mode"
 	OptAddColumnBeforePartition         = "add-column-before-partition"
+	OptWriteBufferSize                  = "write-buffer-size"
+	OptWriteBufferSpillable             = "write-buffer-spillable"
+	OptWriteBufferSpillMaxDiskSize      = "write-buffer-spill.max-disk-size"
+	OptLocalSortMaxNumFileHandles       = "local-sort.max-num-file-handles"
+	OptSpillCompression                 = "spill-compression"
+	OptSpillCompressionZstdLevel        = "spill-compression.zstd-level"
 )
 
 // Options are a table's options (the "options" of schema-N), all values
@@ -572,6 +578,11 @@ func (o Options) Validate() error {
 		func() error { _, err := o.SourceSplitOpenFileCost(); return err },
 		func() error { _, err := o.ContinuousDiscoveryInterval(); return err },
 		func() error { _, err := o.AddColumnBeforePartition(); return err },
+		func() error { _, err := o.memOpt(OptWriteBufferSize, 0); return err },
+		func() error { _, err := o.WriteBufferSpillable(); return err },
+		func() error { _, err := o.WriteBufferSpillMaxDiskSize(); return err },
+		func() error { _, err := o.LocalSortMaxNumFileHandles(); return err },
+		func() error { _, err := o.SpillCompressionZstdLevel(); return err },
 	}
 	for _, c := range checks {
 		if err := c(); err != nil {
@@ -618,4 +629,39 @@ func (o Options) ChangelogRowDeduplicateIgnoreFields() []string {
 // (ForceUpLevel0Compaction) even without lookup.
 func (o Options) CompactionForceUpLevel0() (bool, error) {
 	return o.boolOpt("compaction.force-up-level-0", false)
+}
+
+// WriteBufferSpillable is "write-buffer-spillable", default true: a full
+// write buffer of a primary-key table spills sorted runs to local disk
+// instead of writing level-0 files. True by default since Paimon 1.3
+// (CoreOptions.writeBufferSpillable); 1.1 and 1.2 defaulted it to "object
+// store, or batch, or target-file-size > write-buffer-size".
+func (o Options) WriteBufferSpillable() (bool, error) {
+	return o.boolOpt(OptWriteBufferSpillable, true)
+}
+
+// WriteBufferSpillMaxDiskSize is "write-buffer-spill.max-disk-size", the
+// spilled bytes after which a write buffer writes level-0 files instead,
+// default unlimited (math.MaxInt64).
+func (o Options) WriteBufferSpillMaxDiskSize() (int64, error) {
+	return o.memOpt(OptWriteBufferSpillMaxDiskSize, math.MaxInt64)
+}
+
+// LocalSortMaxNumFileHandles is "local-sort.max-num-file-handles", the
+// most spill files one merge reads at once, default 128; below 2 is an
+// error (no merge could progress).
+func (o Options) LocalSortMaxNumFileHandles() (int, error) {
+	n, err := o.intOpt(OptLocalSortMaxNumFileHandles, 128)
+	if err == nil && n < 2 {
+		return 128, optErr(OptLocalSortMaxNumFileHandles, o[OptLocalSortMaxNumFileHandles], "must be at least 2")
+	}
+	return n, err
+}
+
+// SpillCompression is "spill-compression", default "zstd".
+func (o Options) SpillCompression() string { return o.str(OptSpillCompression, "zstd") }
+
+// SpillCompressionZstdLevel is "spill-compression.zstd-level", default 1.
+func (o Options) SpillCompressionZstdLevel() (int, error) {
+	return o.intOpt(OptSpillCompressionZstdLevel, 1)
 }

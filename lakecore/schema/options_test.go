@@ -177,6 +177,11 @@ func TestOptionDefaults(t *testing.T) {
 		{"ContinuousDiscoveryInterval", must(o.ContinuousDiscoveryInterval()), 10 * time.Second},
 		{"ScanMode", o.ScanMode(), "default"},
 		{"AddColumnBeforePartition", must(o.AddColumnBeforePartition()), false},
+		{"WriteBufferSpillable", must(o.WriteBufferSpillable()), true},
+		{"WriteBufferSpillMaxDiskSize", must(o.WriteBufferSpillMaxDiskSize()), int64(math.MaxInt64)},
+		{"LocalSortMaxNumFileHandles", must(o.LocalSortMaxNumFileHandles()), 128},
+		{"SpillCompression", o.SpillCompression(), "zstd"},
+		{"SpillCompressionZstdLevel", must(o.SpillCompressionZstdLevel()), 1},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("%s = %v (%T), want %v (%T)", tc.name, tc.got, tc.got, tc.want, tc.want)
@@ -201,7 +206,8 @@ func TestOptionValues(t *testing.T) {
 		"bucket": "4", "bucket-key": "a,b", "file.format": "PARQUET", "target-file-size": "64 mb",
 		"snapshot.time-retained": "30 min", "commit.timeout": "2 min", "partition.expiration-time": "7 d",
 		"write.compaction-skip": "TRUE", "partition.legacy-name": "False", "scan.mode": "FROM-TIMESTAMP",
-		"snapshot.ignore-empty-commit": "true",
+		"snapshot.ignore-empty-commit": "true", "write-buffer-spillable": "FALSE", "write-buffer-spill.max-disk-size": "1 gb",
+		"local-sort.max-num-file-handles": "2",
 	}
 	if b, _ := o.Bucket(); b != 4 {
 		t.Errorf("Bucket = %d", b)
@@ -236,6 +242,15 @@ func TestOptionValues(t *testing.T) {
 	if v, set, _ := o.SnapshotIgnoreEmptyCommit(); !v || !set {
 		t.Errorf("SnapshotIgnoreEmptyCommit = %v, %v", v, set)
 	}
+	if v, _ := o.WriteBufferSpillable(); v {
+		t.Error("WriteBufferSpillable = true for \"FALSE\"")
+	}
+	if n, _ := o.WriteBufferSpillMaxDiskSize(); n != 1<<30 {
+		t.Errorf("WriteBufferSpillMaxDiskSize = %d", n)
+	}
+	if n, _ := o.LocalSortMaxNumFileHandles(); n != 2 {
+		t.Errorf("LocalSortMaxNumFileHandles = %d", n)
+	}
 	if err := o.Validate(); err != nil {
 		t.Errorf("Validate: %v", err)
 	}
@@ -244,6 +259,8 @@ func TestOptionValues(t *testing.T) {
 		"bucket": " 2", "file.compression.zstd-level": "high", "target-file-size": "big",
 		"commit.min-retry-wait": "soon", "partition.legacy-name": "yes", "metadata.stats-mode": "all",
 		"fields.f.stats-mode": "truncate", "snapshot.num-retained.max": "3000000000",
+		"write-buffer-size": "lots", "write-buffer-spillable": "yes", "write-buffer-spill.max-disk-size": "-1",
+		"local-sort.max-num-file-handles": "1", "spill-compression.zstd-level": "fast",
 	} {
 		o := schema.Options{key: bad}
 		err := o.Validate()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
@@ -177,6 +179,15 @@ type KeyValueWriter struct {
 	closed      []string
 	nextSeq     map[string]int64
 	failed      error
+	// spill is how full write buffers spill to local disk; spillDir the
+	// directory of their runs (lookupfile.Dir, under localDir), made on the
+	// first spill and removed by Prepare, Abort and Close; spillBuf holds
+	// one encoded record.
+	spill    spillConfig
+	spillDir *lookupfile.Dir
+	localDir string
+	spillBuf []byte
+	spills   spillCounters
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -209,6 +220,10 @@ type kvBucket struct {
 	// dvs are the bucket's deletion vectors (deletion-vectors.enabled
 	// tables only).
 	dvs *bucketDVs
+	// runs are the buffer's sorted runs spilled to local disk, spilled the
+	// bytes they take.
+	runs    []spillRun
+	spilled int64
 }
 
 // NewKeyValueWriter returns a writer of changes to the primary-key table
@@ -310,6 +325,9 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		if w.bufferSize, err = schema.ParseMemorySize(v); err != nil {
 			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))
 		}
+	}
+	if w.spill, err = spillConfigFromSchema(opts); err != nil {
+		return fail(err)
 	}
 	// RowKindFilter: ignore-delete drops -U and -D, ignore-update-before
 	// -U. Like Flink's upsert sink, deduplicate tables without an input
@@ -492,6 +510,7 @@ func (w *KeyValueWriter) DisableCompaction() { w.compaction = nil }
 // Call it before the first Write; it does not apply to a cache given by
 // SetLookupCache (LookupCacheOptions.Dir).
 func (w *KeyValueWriter) SetLocalDir(dir string) {
+	w.localDir = dir
 	if w.ownLookups {
 		w.lookups.dirBase = dir
 	}
@@ -584,7 +603,7 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	b.bufBytes += n
 	w.buffered += n
 	if w.buffered >= w.bufferSize {
-		if err := w.flush(ctx, w.preempt(b)); err != nil {
+		if err := w.relieve(ctx, w.preempt(b)); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -727,53 +746,105 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 	return b, nil
 }
 
-// flush sorts and merges the buffer of b and writes it as level-0 files.
+// flush sorts and merges the buffer of b, with its spilled runs, and
+// writes it as level-0 files (MergeTreeWriter.flushWriteBuffer).
 func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
-	if len(b.buf) == 0 {
+	if len(b.buf) == 0 && len(b.runs) == 0 {
 		return nil
 	}
-	order := &w.engine.Order
-	slices.SortStableFunc(b.buf, order.Compare)
-	if w.inputChangelog {
-		if err := w.writeChangelog(ctx, b); err != nil {
+	slices.SortStableFunc(b.buf, w.engine.Order.Compare)
+	var src mergetree.RecordReader = &sliceRecords{recs: b.buf}
+	if len(b.runs) > 0 {
+		m, err := w.mergedRecords(b)
+		if err != nil {
 			return err
 		}
+		src = m
 	}
+	err := w.writeSorted(ctx, b, src)
+	if cerr := w.closeRuns(src); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	w.dropRuns(b)
+	w.releaseBuffer(b)
+	return nil
+}
+
+// writeSorted writes the records of src, sorted in the buffer's order, as
+// level-0 files: the records of each key folded by the merge engine
+// (SortBufferWriteBuffer.MergeIterator with ReducerMergeFunctionWrapper),
+// and with changelog-producer input every record, unmerged and with its
+// own row kind, to changelog files too (its rawConsumer): the changelog
+// Java's and lakecore's streaming readers emit.
+func (w *KeyValueWriter) writeSorted(ctx context.Context, b *kvBucket, src mergetree.RecordReader) error {
+	order := &w.engine.Order
 	fn, err := w.engine.NewMergeFunction()
 	if err != nil {
 		return err
 	}
 	reducer := mergetree.NewReducer(fn)
 	files := w.rolling(b, w.o.FilePrefix, 0, 0, &b.done)
-	for i := 0; i < len(b.buf); {
-		j := i + 1
-		for j < len(b.buf) && order.CompareKeys(b.buf[j].Value, b.buf[i].Value) == 0 {
-			j++
-		}
-		reducer.Reset()
-		for _, r := range b.buf[i:j] {
-			if err := reducer.Add(r); err != nil {
-				files.abort()
-				return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
-			}
-		}
-		r, err := reducer.Result()
-		if err != nil {
-			files.abort()
-			return fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(b.buf[i].Value), err)
-		}
-		if r != nil {
-			if err := files.add(ctx, r); err != nil {
-				files.abort()
-				return err
-			}
-		}
-		i = j
+	var changelog *rollingFiles
+	if w.inputChangelog {
+		changelog = w.rolling(b, w.changelogPrefix, 0, 0, &b.changelog)
 	}
+	fail := func(err error) error {
+		files.abort()
+		if changelog != nil {
+			changelog.abort()
+		}
+		return err
+	}
+	next := func() (*mergetree.KeyValue, error) {
+		r, err := src.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err == nil && changelog != nil {
+			err = changelog.add(ctx, r)
+		}
+		return r, err
+	}
+	r, err := next()
+	for err == nil && r != nil {
+		first := r
+		reducer.Reset()
+		for err == nil && r != nil && order.CompareKeys(r.Value, first.Value) == 0 {
+			if err = reducer.Add(r); err != nil {
+				err = fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(first.Value), err)
+				break
+			}
+			r, err = next()
+		}
+		if err != nil {
+			break
+		}
+		var merged *mergetree.KeyValue
+		if merged, err = reducer.Result(); err != nil {
+			err = fmt.Errorf("write to %s: merge key %v: %w", b.dir, order.Key(first.Value), err)
+		} else if merged != nil {
+			err = files.add(ctx, merged)
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if changelog != nil {
+		if err := changelog.close(); err != nil {
+			return fail(err)
+		}
+	}
+	return files.close()
+}
+
+// releaseBuffer empties the buffer of b.
+func (w *KeyValueWriter) releaseBuffer(b *kvBucket) {
 	clear(b.buf)
 	w.buffered -= b.bufBytes
 	b.buf, b.bufBytes = b.buf[:0], 0
-	return files.close()
 }
 
 // rollingFiles writes records into KeyValue files of one bucket, prefix,
@@ -1010,7 +1081,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 	var msgs []commit.Message
 	kept := w.order[:0]
 	for _, b := range w.order {
-		active := len(b.buf) > 0 || len(b.done) > 0
+		active := len(b.buf) > 0 || len(b.runs) > 0 || len(b.done) > 0
 		if err := w.flush(ctx, b); err != nil {
 			return nil, w.fail(err)
 		}
@@ -1052,6 +1123,9 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 		msgs = attachIndex(msgs, w.fileUUID, files, bases)
 	}
 	w.closed = nil
+	if err := w.closeSpillDir(); err != nil {
+		return nil, w.fail(err)
+	}
 	return msgs, nil
 }
 
@@ -1062,6 +1136,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	w.buffered = 0
 	for _, b := range w.order {
 		b.buf, b.bufBytes, b.done = nil, 0, nil
+		w.dropRuns(b)
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
 		w.dropLookup(b, false)      // it may hold files written since the last Prepare, now deleted
 		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
@@ -1078,6 +1153,9 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 		}
 	}
 	w.closed, w.failed = nil, nil
+	if err := w.closeSpillDir(); err != nil && first == nil {
+		first = fmt.Errorf("abort: %w", err)
+	}
 	return first
 }
 
@@ -1088,10 +1166,14 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 // leaves its local files until the process ends; the next writer under the
 // same local directory removes them then (lookupfile.Dir).
 func (w *KeyValueWriter) Close() error {
-	if !w.ownLookups {
-		return nil
+	err := w.closeSpillDir()
+	w.spill.codec.Close()
+	if w.ownLookups {
+		if lerr := w.lookups.Close(); err == nil {
+			err = lerr
+		}
 	}
-	if err := w.lookups.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("close writer of %s: %w", w.dataDir, err)
 	}
 	return nil
@@ -1100,21 +1182,6 @@ func (w *KeyValueWriter) Close() error {
 func (w *KeyValueWriter) fail(err error) error {
 	w.failed = fmt.Errorf("%w: %w", ErrWriterFailed, err)
 	return w.failed
-}
-
-// writeChangelog writes every buffered change of b, sorted by key and then
-// sequence, unmerged and with its own row kind, as level-0 changelog files
-// (MergeTreeWriter.flushWriteBuffer's rawConsumer for changelog-producer
-// input): the changelog Java's and lakecore's streaming readers emit.
-func (w *KeyValueWriter) writeChangelog(ctx context.Context, b *kvBucket) error {
-	files := w.rolling(b, w.changelogPrefix, 0, 0, &b.changelog)
-	for _, r := range b.buf {
-		if err := files.add(ctx, r); err != nil {
-			files.abort()
-			return err
-		}
-	}
-	return files.close()
 }
 
 // hasLevel0Files reports whether any of files is on level 0.

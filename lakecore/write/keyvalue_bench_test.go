@@ -68,83 +68,115 @@ func (s *heapSampler) finish() uint64 {
 // the process's peak RSS and the level-0 files written: with
 // write-buffer-size the bound on the buffered changes of all buckets
 // together (Java's MemoryPoolFactory shares one pool of write-buffer-size
-// among the writer's buckets), a smaller buffer means more, smaller
-// sorted runs and a lower peak. Run one size at a time so that peak RSS
-// (a process-wide high-water mark) belongs to it:
+// among the writer's buckets), a smaller buffer means more sorted runs
+// spilled to local disk and a lower peak. Run one size at a time so that
+// peak RSS (a process-wide high-water mark) belongs to it:
 //
 //	go test ./lakecore/write -run '^$' -bench 'KeyValueWritePeakMemory/256mb' -benchtime=1x
 func BenchmarkKeyValueWritePeakMemory(b *testing.B) {
-	total := 10_000_000
-	if v := os.Getenv("PK_MEM_ROWS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			b.Fatalf("PK_MEM_ROWS=%q: %v", v, err)
-		}
-		total = n
-	}
+	total := envRows(b, "PK_MEM_ROWS", 10_000_000)
 	for _, size := range []string{"256mb", "64mb"} {
 		b.Run(size, func(b *testing.B) {
 			for b.Loop() {
-				fio, err := storage.NewLocal(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctx := context.Background()
-				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-					Fields: []types.DataField{
-						f("id", types.BigIntType().NotNull()),
-						f("name", types.StringType()),
-						f("v", types.DoubleType()),
-						f("ts", types.TimestampType(3)),
-						f("flag", types.BooleanType()),
-					},
-					PrimaryKeys: []string{"id"},
-					Options:     map[string]string{"bucket": "4", "write-buffer-size": size},
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				w, err := tbl.NewKeyValueWriter(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				w.DisableCompaction()
-				runtime.GC()
-				sampler := startHeapSampler()
-				start, cpu := time.Now(), cpuTime()
-				keys := max(total/5, 1)
-				for i := 0; i < total; i++ {
-					// The writer keeps the row until it flushes: a new slice each.
-					row := []any{int64(i % keys), "user-" + strconv.Itoa(i%5000), float64(i) * 0.37,
-						types.Timestamp{Millis: 1_717_000_000_000 + int64(i)}, i%3 == 0}
-					if err := w.Write(ctx, kv.Insert, row); err != nil {
-						b.Fatal(err)
-					}
-				}
-				msgs, err := w.Prepare(ctx)
-				if err != nil {
-					b.Fatal(err)
-				}
-				elapsed, cpu := time.Since(start), cpuTime()-cpu
-				peak := sampler.finish()
-				var files int
-				var records int64
-				for _, m := range msgs {
-					files += len(m.NewFiles)
-					for _, nf := range m.NewFiles {
-						records += nf.RowCount
-					}
-				}
-				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-				b.ReportMetric(float64(peakRSS())/(1<<20), "peak-rss-MiB")
-				b.ReportMetric(float64(total)/elapsed.Seconds(), "rows/s")
-				b.ReportMetric(float64(total)/cpu.Seconds(), "rows/cpu-s")
-				b.ReportMetric(float64(files), "level0-files")
-				b.Logf("%d upserts of %d keys into 4 buckets, write-buffer-size %s: %d level-0 files, %d records, in %v",
-					total, keys, size, files, records, elapsed.Round(time.Millisecond))
+				benchUpserts(b, total, map[string]string{"bucket": "4", "write-buffer-size": size})
 			}
 		})
 	}
+}
+
+// BenchmarkKeyValueWriteSpill writes PK_SPILL_ROWS upserts (default
+// 2,000,000, as BenchmarkKeyValueWritePeakMemory) in one commit with a
+// 16 MiB write buffer, spilling sorted runs to local disk (the default)
+// and flushing level-0 files instead (write-buffer-spillable false): the
+// level-0 files, the CPU time and the peak Go heap of each. Peak RSS is
+// the process's and belongs to the first run only.
+//
+//	go test ./lakecore/write -run '^$' -bench KeyValueWriteSpill -benchtime=1x
+func BenchmarkKeyValueWriteSpill(b *testing.B) {
+	total := envRows(b, "PK_SPILL_ROWS", 2_000_000)
+	for _, spill := range []string{"true", "false"} {
+		b.Run("spillable="+spill, func(b *testing.B) {
+			for b.Loop() {
+				benchUpserts(b, total, map[string]string{"bucket": "4", "write-buffer-size": "16mb", "write-buffer-spillable": spill})
+			}
+		})
+	}
+}
+
+func envRows(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatalf("%s=%q: %v", name, v, err)
+	}
+	return n
+}
+
+// benchUpserts writes total upserts of total/5 keys into a new table with
+// options and one Prepare, compaction off, and reports the metrics.
+func benchUpserts(b *testing.B, total int, options map[string]string) {
+	fio, err := storage.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields: []types.DataField{
+			f("id", types.BigIntType().NotNull()),
+			f("name", types.StringType()),
+			f("v", types.DoubleType()),
+			f("ts", types.TimestampType(3)),
+			f("flag", types.BooleanType()),
+		},
+		PrimaryKeys: []string{"id"},
+		Options:     options,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := tbl.NewKeyValueWriter(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	w.DisableCompaction()
+	runtime.GC()
+	sampler := startHeapSampler()
+	start, cpu := time.Now(), cpuTime()
+	keys := max(total/5, 1)
+	for i := 0; i < total; i++ {
+		// The writer keeps the row until it flushes: a new slice each.
+		row := []any{int64(i % keys), "user-" + strconv.Itoa(i%5000), float64(i) * 0.37,
+			types.Timestamp{Millis: 1_717_000_000_000 + int64(i)}, i%3 == 0}
+		if err := w.Write(ctx, kv.Insert, row); err != nil {
+			b.Fatal(err)
+		}
+	}
+	msgs, err := w.Prepare(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	peak := sampler.finish()
+	var files int
+	var records int64
+	for _, m := range msgs {
+		files += len(m.NewFiles)
+		for _, nf := range m.NewFiles {
+			records += nf.RowCount
+		}
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(peakRSS())/(1<<20), "peak-rss-MiB")
+	b.ReportMetric(float64(total)/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(total)/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(cpu.Seconds(), "cpu-s")
+	b.ReportMetric(float64(files), "level0-files")
+	b.Logf("%d upserts of %d keys, %v: %d level-0 files, %d records, in %v (%v CPU)",
+		total, keys, options, files, records, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond))
 }
 
 // BenchmarkLookupChangelogCommits writes 20 commits of 20,000 upserts each

@@ -6,40 +6,23 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // TestKeyValueWriteBufferSharedByBuckets: write-buffer-size bounds the
 // buffered changes of all buckets together, and when they reach it the
-// fullest bucket other than the one being written is flushed (Java's
-// MemoryPoolFactory.preemptMemory), or that one itself when the others
-// hold nothing.
+// fullest bucket other than the one being written is flushed or spilled
+// (Java's MemoryPoolFactory.preemptMemory), or that one itself when the
+// others hold nothing.
 func TestKeyValueWriteBufferSharedByBuckets(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
 		buckets    int
 		bufferSize string
-	}{{1, "16kb"}, {4, "16kb"}, {4, "64kb"}} {
-		t.Run(fmt.Sprintf("bucket=%d write-buffer-size=%s", c.buckets, c.bufferSize), func(t *testing.T) {
-			fio, err := storage.NewLocal(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := schema.NewTableSchema([]types.DataField{
-				{Name: "k", Type: types.BigIntType().NotNull()},
-				{Name: "v", Type: types.StringType()},
-			}, nil, map[string]string{"bucket": fmt.Sprint(c.buckets), "write-buffer-size": c.bufferSize}, nil)
-			s.PrimaryKeys = []string{"k"}
-			if s, err = schema.NewManager(fio, "db.db/t").Create(ctx, s); err != nil {
-				t.Fatal(err)
-			}
-			w, err := NewKeyValueWriter(fio, "db.db/t", s, OptionsFromSchema(s), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.DisableCompaction()
+		spillable  bool
+	}{{1, "16kb", false}, {4, "16kb", false}, {4, "64kb", false}, {4, "16kb", true}} {
+		t.Run(fmt.Sprintf("bucket=%d write-buffer-size=%s spillable=%v", c.buckets, c.bufferSize, c.spillable), func(t *testing.T) {
+			w := newBufferTestWriter(t, map[string]string{"bucket": fmt.Sprint(c.buckets), "write-buffer-size": c.bufferSize,
+				"write-buffer-spillable": fmt.Sprint(c.spillable)}, t.TempDir())
 			var flushes, preempted int
 			type state struct{ bytes, seq int64 }
 			for i := range 3000 {
@@ -47,7 +30,7 @@ func TestKeyValueWriteBufferSharedByBuckets(t *testing.T) {
 				for _, b := range w.order {
 					before[b] = state{b.bufBytes, b.seq}
 				}
-				if err := w.Write(ctx, kv.Insert, []any{int64(i), fmt.Sprintf("value-%d", i)}); err != nil {
+				if err := w.Write(ctx, kv.Insert, []any{int64(i), fmt.Sprintf("value-%d", i), int32(i)}); err != nil {
 					t.Fatal(err)
 				}
 				var sum int64

@@ -545,12 +545,9 @@ func (l *localWriter) add(rec *mergetree.KeyValue) error {
 	if err != nil {
 		return err
 	}
-	v, err := binrow.Encode(l.codec.valueTypes, rec.Value)
-	if err != nil {
+	if l.buf, err = l.codec.appendRecord(l.buf[:0], rec); err != nil {
 		return err
 	}
-	l.buf = binary.LittleEndian.AppendUint64(append(l.buf[:0], v...), uint64(rec.Seq))
-	l.buf = append(l.buf, byte(rec.Kind))
 	return l.out.Add(k, l.buf)
 }
 
@@ -699,15 +696,27 @@ func (c *LookupCache) searchBlocks(f *lookupFile, key []any, since int64) (*merg
 	if err != nil || j < 0 {
 		return nil, 0, err
 	}
-	rec, err := f.codec.decodeLocal(u.data.Value(j))
+	rec, err := f.codec.decodeRecord(u.data.Value(j))
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", lookupfile.ErrCorrupt, err)
 	}
 	return rec, u.data.Ordinal(j), nil
 }
 
-// decodeLocal decodes the value of a local file's entry (localWriter.add).
-func (codec *lookupCodec) decodeLocal(v []byte) (*mergetree.KeyValue, error) {
+// appendRecord appends rec's value as a BinaryRow, its sequence number
+// and its kind to dst: the value of a local file's entry, and a spilled
+// record of the write buffer.
+func (codec *lookupCodec) appendRecord(dst []byte, rec *mergetree.KeyValue) ([]byte, error) {
+	v, err := binrow.Encode(codec.valueTypes, rec.Value)
+	if err != nil {
+		return dst, err
+	}
+	dst = binary.LittleEndian.AppendUint64(append(dst, v...), uint64(rec.Seq))
+	return append(dst, byte(rec.Kind)), nil
+}
+
+// decodeRecord decodes what appendRecord appended.
+func (codec *lookupCodec) decodeRecord(v []byte) (*mergetree.KeyValue, error) {
 	if len(v) < 9 {
 		return nil, fmt.Errorf("entry of %d bytes", len(v))
 	}

@@ -46,6 +46,11 @@ func TestGoWritesPrimaryKey(t *testing.T) {
 		{"pk_dedupe_seqfield", "deduplicate", false, "2", map[string]string{"sequence.field": "v"}},
 		{"pk_dedupe_input_changelog", "deduplicate", true, "2", map[string]string{"changelog-producer": "input"}},
 		{"pk_partial_update", "partial-update", true, "2", nil},
+		// A tiny write buffer that spills sorted runs to local disk, merged
+		// in passes of two at each commit (write-buffer-spillable is on by
+		// default).
+		{"pk_dedupe_spill_input_changelog", "deduplicate", true, "2", map[string]string{"changelog-producer": "input", "write-buffer-size": "2kb", "local-sort.max-num-file-handles": "2"}},
+		{"pk_partial_update_spill", "partial-update", false, "1", map[string]string{"write-buffer-size": "2kb"}},
 		{"pk_dedupe_dynamic_bucket", "deduplicate", true, "-1", map[string]string{"dynamic-bucket.target-row-num": "10"}},
 		{"pk_partial_update_dynamic_bucket", "partial-update", false, "-1", map[string]string{"dynamic-bucket.target-row-num": "15"}},
 		{"pk_aggregation", "aggregation", false, "3", map[string]string{"fields.v.aggregate-function": "sum", "fields.s.aggregate-function": "listagg", "fields.s.ignore-retract": "true"}},

@@ -163,7 +163,7 @@ func TestChangelogOrLatestValues(t *testing.T) {
 	}{
 		{"changelog-producer none", map[string]string{"bucket": "2"}},
 		{"changelog-producer input", map[string]string{"bucket": "2", "changelog-producer": "input"}},
-		{"many files per snapshot", map[string]string{"bucket": "2", "changelog-producer": "input", "write-buffer-size": "1 kb"}},
+		{"many files per snapshot", map[string]string{"bucket": "2", "changelog-producer": "input", "write-buffer-size": "1 kb", "write-buffer-spillable": "false"}},
 	}
 	for _, tc := range tables {
 		tt := newPKTestTable(t, tc.options)
