@@ -295,3 +295,39 @@ output:
 		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
 	}
 }
+
+// TestBatchingCountOneWarns runs the binary with batching.count: 1, which
+// Benthos takes for no batching: the output's default policy applies, and
+// the log says so and how to write each input batch as it comes.
+func TestBatchingCountOneWarns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{\"id\":1}\n{\"id\":2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runConfig(t, dir, `http: { enabled: false }
+input:
+  file: { paths: [ ./in.jsonl ], scanner: { lines: {} } }
+output:
+  paimon:
+    warehouse: ./warehouse
+    table: t
+    create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }
+    batching: { count: 1 }
+`, time.Minute, "-c")
+	if code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "batching.count: 1 is Benthos' policy for no batching, so the output applies its default") {
+		t.Errorf("no warning about batching.count: 1 in the log:\n%s", out)
+	}
+	tbl, err := lakecore.Open(context.Background(), filepath.Join(dir, "warehouse"), "default", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) != 2 {
+		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
+	}
+}

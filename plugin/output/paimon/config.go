@@ -490,7 +490,9 @@ func ConfigSpec() *service.ConfigSpec {
 					"ready at the same time, one snapshot. Without any batching setting the output batches "+
 					fmt.Sprintf("%d messages or %s, whichever comes first", DefaultBatchCount, DefaultBatchPeriod)+
 					", since a lake table wants large files and few snapshots: one message per batch would write one "+
-					"file and one snapshot per message (see `keep_input_batches`). When the input ends or the stream "+
+					"file and one snapshot per message (see `keep_input_batches`). `count: 1` alone is Benthos' policy "+
+					"for no batching, so the default applies then too; a count of at most 10 is logged as a warning at "+
+					"start-up. When the input ends or the stream "+
 					"stops, the last partial batch is written once the running `period` has elapsed (see \"When the "+
 					"input ends, or the stream is stopped\" above)."),
 			service.NewBoolField(fieldKeepBatches).

@@ -463,3 +463,33 @@ func TestDefaultBatching(t *testing.T) {
 		}
 	}
 }
+
+func TestBatchingWarning(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want string // in the warning; "" for none
+	}{
+		{"batching: { count: 1 }", "batching.count: 1 is Benthos' policy for no batching"},
+		{"batching: { count: 1, period: 1s }", "batching.count: 1 makes a batch"},
+		{"batching: { count: 2 }", "batching.count: 2 makes a batch"},
+		{"batching: { count: 10, byte_size: 1000000 }", "batching.count: 10 makes a batch"},
+		{"batching: { count: 11 }", ""},
+		{"batching: { count: 10000, period: 1s }", ""},
+		{"batching: { period: 100ms }", ""},
+		{"", ""},
+	} {
+		conf, err := ConfigSpec().ParseYAML("warehouse: ./w\ntable: t\n"+tc.yaml+"\n", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ParseConfig(conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		count, _ := conf.FieldInt(fieldBatching, "count")
+		w := batchingWarning(count, c.Batching)
+		if tc.want == "" && w != "" || !strings.Contains(w, tc.want) {
+			t.Errorf("%q: warning %q, want one with %q", tc.yaml, w, tc.want)
+		}
+	}
+}

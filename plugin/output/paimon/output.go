@@ -64,8 +64,34 @@ func Register(env *service.Environment, opts ...Option) error {
 			if err != nil {
 				return nil, service.BatchPolicy{}, 0, err
 			}
+			count, _ := conf.FieldInt(fieldBatching, "count")
+			if w := batchingWarning(count, c.Batching); w != "" {
+				mgr.Logger().Warn(w)
+			}
 			return newOutput(c, mgr, o), c.Batching, c.MaxInFlight, nil
 		})
+}
+
+// batchingWarning is the warning a batching.count deserves at start-up
+// ("" for none), given the policy the output applies. Benthos' lint rules
+// are errors and these settings are legal, so they are reported in the log:
+//   - count 1 alone is Benthos' policy for no batching, so the output's
+//     default policy applies instead of one message per batch;
+//   - a count up to 10 makes a batch, and so a data file and mostly a
+//     snapshot, of every few messages.
+func batchingWarning(count int, applied service.BatchPolicy) string {
+	switch {
+	case count == 1 && applied.Count == DefaultBatchCount:
+		return fmt.Sprintf("batching.count: 1 is Benthos' policy for no batching, so the output applies its default "+
+			"one, %d messages or %s, whichever comes first (set keep_input_batches: true to write each batch as the "+
+			"input made it)", DefaultBatchCount, DefaultBatchPeriod)
+	case count >= 1 && count <= 10:
+		return fmt.Sprintf("batching.count: %d makes a batch, and so a data file and mostly a snapshot, of every %d "+
+			"message(s) at most: a lake table then fills with small files and snapshots that compaction and expiry "+
+			"must clean up; raise the count and keep a period (without a batching setting the output batches %d "+
+			"messages or %s, whichever comes first)", count, count, DefaultBatchCount, DefaultBatchPeriod)
+	}
+	return ""
 }
 
 // outputMetrics are the output's own metrics (besides Benthos' output_*).
