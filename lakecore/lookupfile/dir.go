@@ -19,15 +19,16 @@ const DirPrefix = "paimon-lookup-"
 const orphanAge = 10 * time.Minute
 
 // Dir is the directory of one writer's local lookup files, or of the
-// spill files of its write buffer (package spillfile): a directory of its
-// own under a base directory, as Java's IOManager makes paimon-io-<uuid>
+// spill files of its write buffer (package spillfile), or of those of a
+// pg_cdc input's streamed transactions: a directory of its own under a base
+// directory, as Java's IOManager makes paimon-io-<uuid>
 // under its temp dirs for both. The owner holds an exclusive
 // flock(2) on the directory's LOCK file for as long as the Dir is open;
 // the kernel drops it when the process dies, however it dies. OpenDir
 // removes every directory of that name under the same base whose lock it
 // can take, so the files of a crashed process last only until the next
 // writer starts, and never hold table state (they are copies of remote
-// data files). On systems without flock(2) directories of dead processes
+// data files, or of changes a replication slot sends again). On systems without flock(2) directories of dead processes
 // are not found: remove them by hand.
 //
 // A Dir is not safe for concurrent use.

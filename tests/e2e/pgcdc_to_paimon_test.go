@@ -185,40 +185,79 @@ func keyLess(a, b string) bool {
 // (paimon_messages_replayed counts exactly those), writes the new ones, and
 // the table equals SELECT.
 func TestPgCDCToPaimonExactlyOnce(t *testing.T) {
+	replayFromSecondSlot(t, pgtestDSN, "", func(db *pgtest.DB) {
+		for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
+			db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
+			db.Exec(fmt.Sprintf("UPDATE orders SET status = 'paid' WHERE id = %d", i))
+			if i%2 == 0 {
+				db.Exec(fmt.Sprintf("DELETE FROM orders WHERE id = %d", i-1))
+			}
+		}
+	}, 100, "the 100 changes the first pipeline committed (40 inserts, 40 updates, 20 deletes)")
+}
+
+// TestPgCDCToPaimonStreamedExactlyOnce is TestPgCDCToPaimonExactlyOnce
+// with one large transaction that the server streams while it runs
+// (logical_decoding_work_mem 64kB, stream_in_progress auto), with a
+// savepoint rolled back, emitted in five parts of max_transaction_rows:
+// both slots stream it, the replay skips all of it.
+func TestPgCDCToPaimonStreamedExactlyOnce(t *testing.T) {
+	db := replayFromSecondSlot(t, func(db *pgtest.DB) string { return db.DSN + "&logical_decoding_work_mem=64kB" }, "  max_transaction_rows: 1000\n", func(db *pgtest.DB) {
+		db.Exec(`BEGIN;
+			INSERT INTO orders SELECT g, 'new', g, NULL FROM generate_series(1, 4000) g;
+			SAVEPOINT s;
+			INSERT INTO orders SELECT g, 'gone', g, NULL FROM generate_series(10001, 12000) g;
+			ROLLBACK TO s;
+			UPDATE orders SET status = 'paid' WHERE id <= 1000;
+			COMMIT`)
+	}, 5000, "the 5 000 changes of the streamed transaction")
+	if n := db.QueryString("SELECT stream_txns FROM pg_stat_replication_slots WHERE slot_name = '" + db.Name + "_slot'"); n == "0" {
+		t.Fatal("the transaction was not streamed")
+	}
+}
+
+// pgtestDSN is the test database's DSN as it is.
+func pgtestDSN(db *pgtest.DB) string { return db.DSN }
+
+// replayFromSecondSlot runs workload through a pg_cdc → paimon pipeline on
+// one slot until the table equals SELECT, stops it, changes more rows, and
+// runs a second pipeline on a slot created before the first: the output
+// must count exactly replayed changes (what the first pipeline committed)
+// in paimon_messages_replayed, write the rest, and the table equal SELECT.
+// dsn gives the input's DSN.
+func replayFromSecondSlot(t *testing.T, dsn func(*pgtest.DB) string, inputExtra string, workload func(*pgtest.DB), replayed float64, what string) *pgtest.DB {
+	t.Helper()
 	db := pgtest.New(t)
 	db.Exec(`CREATE TABLE orders (id bigint PRIMARY KEY, status text NOT NULL, amount numeric(10,2), note text)`)
 	db.Exec("CREATE PUBLICATION " + db.Name + "_slot FOR TABLE orders")
 	db.Exec("SELECT pg_create_logical_replication_slot('" + db.Name + "_replay', 'pgoutput')")
 	wh := t.TempDir()
+	src := *db // the input's view of the database
+	src.DSN = dsn(db)
 	pipeline := func(slot string) *pgPipeline {
 		return startPgPipeline(t,
-			pgInput(db, slot, "  tables: [ public.orders ]\n  publication: "+db.Name+"_slot\n  snapshot: never\n"),
+			pgInput(&src, slot, "  tables: [ public.orders ]\n  publication: "+db.Name+"_slot\n  snapshot: never\n"+inputExtra),
 			ordersOutput(wh, "  source_position: { stream: \"pg/orders\", offset: '${! @lsn_position }' }\n"))
 	}
 	first := db.Name + "_slot"
 	p1 := pipeline(first)
 	waitSlotActive(t, db, first, true)
-	for i := 1; i <= 40; i++ { // 40 transactions, 120 changes
-		db.Exec(fmt.Sprintf("INSERT INTO orders VALUES (%d, 'new', %d.10, NULL)", i, i))
-		db.Exec(fmt.Sprintf("UPDATE orders SET status = 'paid' WHERE id = %d", i))
-		if i%2 == 0 {
-			db.Exec(fmt.Sprintf("DELETE FROM orders WHERE id = %d", i-1))
-		}
-	}
+	workload(db)
 	waitTableEqualsSelect(t, db, wh, "first pipeline")
 	p1.stop()
 	db.Exec("UPDATE orders SET note = 'after', amount = 1.00 WHERE id % 4 = 0")
-	db.Exec("INSERT INTO orders VALUES (1000, 'late', NULL, NULL)")
+	db.Exec("INSERT INTO orders VALUES (100000, 'late', NULL, NULL)")
 
 	m2 := pipeline(db.Name + "_replay").metrics
 	waitTableEqualsSelect(t, db, wh, "replaying pipeline")
 	deadline := time.Now().Add(20 * time.Second)
-	for m2.get(t, "paimon_messages_replayed") != 100 && time.Now().Before(deadline) {
+	for m2.get(t, "paimon_messages_replayed") != replayed && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if got := m2.get(t, "paimon_messages_replayed"); got != 100 {
-		t.Fatalf("paimon_messages_replayed = %v, want the 100 changes the first pipeline committed (40 inserts, 40 updates, 20 deletes)", got)
+	if got := m2.get(t, "paimon_messages_replayed"); got != replayed {
+		t.Fatalf("paimon_messages_replayed = %v, want %s", got, what)
 	}
+	return db
 }
 
 // exampleProcess is examples/postgres_to_paimon.yaml run by the binary.

@@ -1,13 +1,16 @@
 // Package pgcdc is the Benthos `pg_cdc` input: it snapshots PostgreSQL
 // tables through a replication slot's exported snapshot, then streams their
-// changes with the pgoutput protocol (v1), one structured message per
-// changed row, and confirms a position to the slot only once every message
-// up to it is acknowledged downstream (docs/POSTGRES_CDC.md).
+// changes with the pgoutput protocol (v1, or v2 with large transactions
+// streamed while in progress), one structured message per changed row, and
+// confirms a position to the slot only once every message up to it is
+// acknowledged downstream (docs/POSTGRES_CDC.md).
 //
 // Files: config.go (the config spec and ParseConfig), types.go (Postgres
 // types to Paimon types and message values), tables.go (the captured tables
 // and their schema metadata), setup.go (start checks, publication and
 // slot), snapshot.go (snapshot workers), stream.go (the pgoutput stream),
+// inprogress.go (protocol 2's streamed transactions), spool.go (their
+// changes until they commit, spilled to local files beyond a memory bound),
 // tracker.go (acks to the slot's flush position), input.go (registration,
 // Connect/ReadBatch/Close, metrics).
 package pgcdc
@@ -20,6 +23,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 )
 
 // Field names.
@@ -45,6 +50,9 @@ const (
 	fieldStatusInterval     = "status_interval"
 	fieldSlotMonitor        = "slot_monitor_interval"
 	fieldAutoReplayNacks    = "auto_replay_nacks"
+	fieldStreamInProgress   = "stream_in_progress"
+	fieldStreamMemory       = "stream_buffer_memory"
+	fieldStreamSpillDir     = "stream_spill_directory"
 )
 
 // SnapshotMode is the snapshot field.
@@ -80,6 +88,23 @@ const (
 	ToastNull  ToastPolicy = "null"
 )
 
+// StreamMode is the stream_in_progress field: whether the server streams
+// large transactions before they commit (pgoutput protocol 2, PostgreSQL
+// 14+).
+type StreamMode string
+
+// The stream_in_progress modes.
+const (
+	// StreamAuto streams in-progress transactions when the server is 14 or
+	// later, and uses protocol 1 on 13.
+	StreamAuto StreamMode = "auto"
+	// StreamOn requires streaming: a server before 14 is refused at Connect.
+	StreamOn StreamMode = "on"
+	// StreamOff uses protocol 1: the server decodes a transaction whole, to
+	// its own disk beyond logical_decoding_work_mem, and sends it at commit.
+	StreamOff StreamMode = "off"
+)
+
 // Config is the parsed configuration.
 type Config struct {
 	DSN               string
@@ -102,6 +127,9 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	StatusInterval    time.Duration
 	SlotMonitor       time.Duration
+	StreamInProgress  StreamMode
+	StreamMemory      int64  // bytes of streamed changes held in memory before they spill
+	StreamSpillDir    string // base of the spill directory; "" for os.TempDir()
 }
 
 // TableName is a schema-qualified table name.
@@ -121,8 +149,10 @@ var slotNameRE = regexp.MustCompile(`^[a-z0-9_]{1,63}$`)
 
 const inputDescription = `
 Captures changes of PostgreSQL tables (13+, tested on 15) through logical replication with the built-in ` + "`pgoutput`" + `
-plugin, protocol version 1: first a consistent snapshot of the tables (` + "`operation: read`" + `), then every committed
-insert, update and delete, in commit order, one message per changed row.
+plugin: first a consistent snapshot of the tables (` + "`operation: read`" + `), then every committed insert, update and
+delete, in commit order, one message per changed row. On PostgreSQL 14 and later the server streams a large
+transaction while it runs (protocol 2, ` + "`stream_in_progress`" + `) instead of spilling it to its own disk; the input
+keeps it and emits it only at its commit, exactly as an unstreamed one.
 
 The message is a JSON object of the row's columns (the new row; for a delete the old key, or the whole old row under
 ` + "`REPLICA IDENTITY FULL`" + `), with values in the forms the ` + "`paimon`" + ` output takes, so that
@@ -242,6 +272,20 @@ func ConfigSpec() *service.ConfigSpec {
 				Description("How often to read the slot's WAL retention from `pg_replication_slots` (metrics `pg_cdc_slot_retained_bytes` and `pg_cdc_slot_safe_wal_bytes`; a warning when `wal_status` leaves `reserved`). `0s` disables it.").
 				Default("30s").
 				Advanced(),
+			service.NewStringEnumField(fieldStreamInProgress, string(StreamAuto), string(StreamOn), string(StreamOff)).
+				Description("Whether the server streams a large transaction while it is still in progress (pgoutput protocol 2 with `streaming`, the option `CREATE SUBSCRIPTION … WITH (streaming = on)` sets for Postgres' own subscribers). "+
+					"Streamed, a transaction larger than the server's `logical_decoding_work_mem` is sent in chunks as it is written instead of being spilled to the server's disk and sent after its commit; "+
+					"the input keeps the chunks (in memory up to `stream_buffer_memory`, then in local files) and emits nothing of the transaction before its commit, exactly as an unstreamed one, "+
+					"and drops them if it aborts. `auto`: stream on PostgreSQL 14 and later, protocol 1 on 13. `on`: stream, refusing a server before 14. `off`: protocol 1.").
+				Default(string(StreamAuto)),
+			service.NewStringField(fieldStreamMemory).
+				Description("Memory for the changes of streamed transactions not yet committed, all together; beyond it, the largest is written to a local file (see `stream_in_progress`). A size such as `64mb`.").
+				Default("64mb").
+				Advanced(),
+			service.NewStringField(fieldStreamSpillDir).
+				Description("Where the files of streamed transactions beyond `stream_buffer_memory` go: a directory of the input's own is made under it and removed when the input closes (one left by a killed process is removed by the next start). Empty: the system's temporary directory.").
+				Default("").
+				Advanced(),
 			service.NewAutoRetryNacksToggleField(),
 		).
 		LintRule(`root = if this.tables.or([]).length() == 0 && this.schema.or("") == "" { [ "tables must not be empty when schema is not set (one of tables or schema is required)" ] }`).
@@ -315,7 +359,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 			*dst, err = conf.FieldDuration(name)
 		}
 	}
-	var snapshot, truncate, toast, fb string
+	var snapshot, truncate, toast, fb, streamMode, streamMem string
 	str(fieldDSN, &c.DSN)
 	str(fieldSchema, &c.Schema)
 	str(fieldPublication, &c.Publication)
@@ -335,10 +379,17 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	dur(fieldHeartbeatInterval, &c.HeartbeatInterval)
 	dur(fieldStatusInterval, &c.StatusInterval)
 	dur(fieldSlotMonitor, &c.SlotMonitor)
+	str(fieldStreamInProgress, &streamMode)
+	str(fieldStreamMemory, &streamMem)
+	str(fieldStreamSpillDir, &c.StreamSpillDir)
 	if err != nil {
 		return c, err
 	}
 	c.Snapshot, c.Truncate, c.Toast, c.DecimalFallback = SnapshotMode(snapshot), TruncatePolicy(truncate), ToastPolicy(toast), DecimalFallback(fb)
+	c.StreamInProgress = StreamMode(streamMode)
+	if c.StreamMemory, err = schema.ParseMemorySize(streamMem); err != nil {
+		return c, fmt.Errorf("%s: %w", fieldStreamMemory, err)
+	}
 	tables, err := conf.FieldStringList(fieldTables)
 	if err != nil {
 		return c, err

@@ -13,6 +13,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/fatal"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/retry"
 )
 
@@ -67,6 +68,10 @@ const (
 	// MetricSlotSafeWAL is the slot's safe_wal_size: bytes of WAL that can
 	// still be written before it is invalidated (-1 without a cap).
 	MetricSlotSafeWAL = "pg_cdc_slot_safe_wal_bytes"
+	// MetricStreamBuffered is the size of the changes of streamed
+	// transactions in progress that the input holds, in memory and in
+	// spill files (stream_in_progress).
+	MetricStreamBuffered = "pg_cdc_stream_buffered_bytes"
 )
 
 type inputMetrics struct {
@@ -75,6 +80,7 @@ type inputMetrics struct {
 	inFlight, lag, confirmed   *service.MetricGauge
 	snapChunks, snapChunksDone *service.MetricGauge
 	slotRetained, slotSafe     *service.MetricGauge
+	streamBuffered             *service.MetricGauge
 }
 
 func newInputMetrics(m *service.Metrics) *inputMetrics {
@@ -90,6 +96,7 @@ func newInputMetrics(m *service.Metrics) *inputMetrics {
 		snapChunksDone: m.NewGauge(MetricSnapshotChunksDone),
 		slotRetained:   m.NewGauge(MetricSlotRetained),
 		slotSafe:       m.NewGauge(MetricSlotSafeWAL),
+		streamBuffered: m.NewGauge(MetricStreamBuffered),
 	}
 }
 
@@ -127,6 +134,11 @@ type Input struct {
 	// failure is the error that ended the last failed session (tests and
 	// logs; Benthos sees ErrNotConnected).
 	failure error
+
+	// spill is the directory of the spill files of streamed transactions,
+	// made on first use and removed by Close.
+	spillMu sync.Mutex
+	spill   *lookupfile.Dir
 }
 
 // New returns the input for a parsed configuration; nothing is opened
@@ -161,6 +173,9 @@ type session struct {
 	repl   *pgconn.PgConn // nil for initial_only
 	tables map[TableName]*table
 	plan   slotPlan
+	// streaming: the stream uses pgoutput protocol 2 and the server
+	// streams large transactions in progress (stream_in_progress).
+	streaming bool
 
 	tracker *txnTracker
 }
@@ -240,14 +255,20 @@ func (in *Input) prepare(ctx context.Context) (_ *session, err error) {
 			}
 		}
 	}()
-	if err := in.checkServer(ctx, qconn); err != nil {
+	version, err := in.checkServer(ctx, qconn)
+	if err != nil {
+		return nil, fmt.Errorf("pg_cdc: %w", err)
+	}
+	streaming, err := streamsInProgress(c.StreamInProgress, version)
+	if err != nil {
 		return nil, fmt.Errorf("pg_cdc: %w", err)
 	}
 	tables, err := in.resolveTables(ctx, qconn)
 	if err != nil {
 		return nil, fmt.Errorf("pg_cdc: %w", err)
 	}
-	s := &session{in: in, out: make(chan readResult, 4), done: make(chan struct{}), closing: make(chan struct{}), qconn: qconn, tables: map[TableName]*table{}}
+	s := &session{in: in, out: make(chan readResult, 4), done: make(chan struct{}), closing: make(chan struct{}), qconn: qconn, tables: map[TableName]*table{},
+		streaming: streaming}
 	for _, t := range tables {
 		s.tables[t.name] = t
 	}
@@ -426,7 +447,8 @@ func (in *Input) Failure() error {
 }
 
 // Close ends the session: the stream stops after a last status update
-// confirming what was acknowledged.
+// confirming what was acknowledged. The spill directory of streamed
+// transactions is removed.
 func (in *Input) Close(ctx context.Context) error {
 	in.mu.Lock()
 	s := in.sess
@@ -435,5 +457,30 @@ func (in *Input) Close(ctx context.Context) error {
 	if s != nil {
 		s.close()
 	}
+	in.spillMu.Lock()
+	defer in.spillMu.Unlock()
+	if in.spill != nil {
+		err := in.spill.Close()
+		in.spill = nil
+		if err != nil {
+			return fmt.Errorf("pg_cdc: %w", err)
+		}
+	}
 	return nil
+}
+
+// spillDirectory returns the input's directory for the spill files of
+// streamed transactions, made under stream_spill_directory on first use
+// (lakecore/lookupfile.Dir: one left by a killed process is removed then).
+func (in *Input) spillDirectory() (*lookupfile.Dir, error) {
+	in.spillMu.Lock()
+	defer in.spillMu.Unlock()
+	if in.spill == nil {
+		d, err := lookupfile.OpenDir(in.conf.StreamSpillDir)
+		if err != nil {
+			return nil, err
+		}
+		in.spill = d
+	}
+	return in.spill, nil
 }

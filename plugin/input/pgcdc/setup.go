@@ -191,32 +191,32 @@ func identityCoversKey(ctx context.Context, conn *pgx.Conn, t *table) bool {
 }
 
 // checkServer checks the server settings the input needs and warns about
-// risky ones.
-func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) error {
+// risky ones; it returns the server's version (server_version_num).
+func (in *Input) checkServer(ctx context.Context, conn *pgx.Conn) (int, error) {
 	var version int
 	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
-		return fmt.Errorf("read server version: %w", err)
+		return 0, fmt.Errorf("read server version: %w", err)
 	}
 	if version < 130000 {
 		// pgoutput exists from 10, but the checks below read
 		// max_slot_wal_keep_size and wal_status (13).
-		return permanentf("PostgreSQL %d.%d is not supported: pg_cdc needs 13 or later (tested on 15)", version/10000, version%10000/100)
+		return 0, permanentf("PostgreSQL %d.%d is not supported: pg_cdc needs 13 or later (tested on 15)", version/10000, version%10000/100)
 	}
 	if version < 140000 {
 		in.log.Warnf("pg_cdc: PostgreSQL %d has no TID range scans: each snapshot chunk scans the whole table; use a large snapshot_chunk_pages", version/10000)
 	}
 	var walLevel, keep string
 	if err := conn.QueryRow(ctx, "SELECT current_setting('wal_level'), current_setting('max_slot_wal_keep_size')").Scan(&walLevel, &keep); err != nil {
-		return fmt.Errorf("read server settings: %w", err)
+		return 0, fmt.Errorf("read server settings: %w", err)
 	}
 	if walLevel != "logical" && in.conf.Snapshot != SnapshotInitialOnly {
-		return permanentf("wal_level is %s, logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart Postgres)", walLevel)
+		return 0, permanentf("wal_level is %s, logical replication needs wal_level = logical (ALTER SYSTEM SET wal_level = logical; then restart Postgres)", walLevel)
 	}
 	if keep == "-1" && in.conf.Snapshot != SnapshotInitialOnly && !in.conf.TemporarySlot {
 		in.log.Warnf("pg_cdc: max_slot_wal_keep_size = -1: slot %s retains WAL without limit while this pipeline is stopped or behind; "+
 			"set a cap (ALTER SYSTEM SET max_slot_wal_keep_size = '50GB') and monitor the slot's lag", in.conf.SlotName)
 	}
-	return nil
+	return version, nil
 }
 
 // ensurePublication checks that the publication exists and covers every

@@ -27,6 +27,11 @@ type streamState struct {
 	txn       *openTxn
 	serverEnd pglogrepl.LSN // last keepalive's WAL end, for the lag metric
 	nextStat  time.Time
+	// Protocol 2 only (spools != nil): the streamed transactions in
+	// progress, and the one whose stream segment is being received.
+	spools    *spoolSet
+	inSegment bool
+	segXid    uint32
 }
 
 // openTxn is the transaction between Begin and Commit.
@@ -81,10 +86,23 @@ func (c *opCounts) report(rows *service.MetricCounter) {
 func (s *session) stream(ctx context.Context) error {
 	c := s.in.conf
 	args := []string{"proto_version '1'", "publication_names " + quoteLiteral(c.Publication), "messages 'true'"}
+	st := &streamState{s: s, relations: map[uint32]*table{}}
+	if s.streaming {
+		args[0] = "proto_version '2'"
+		args = append(args, "streaming 'on'")
+		var err error
+		if st.spools, err = newSpoolSet(s.in.spillDirectory, c.StreamMemory); err != nil {
+			return fmt.Errorf("pg_cdc: %w", err)
+		}
+		defer func() {
+			st.spools.close()
+			s.in.m.streamBuffered.Set(0)
+		}()
+	}
 	if err := pglogrepl.StartReplication(ctx, s.repl, c.SlotName, 0, pglogrepl.StartReplicationOptions{PluginArgs: args}); err != nil {
 		return fmt.Errorf("pg_cdc: START_REPLICATION SLOT %s (publication %s): %w", c.SlotName, c.Publication, err)
 	}
-	st := &streamState{s: s, relations: map[uint32]*table{}}
+	s.in.log.Debugf("pg_cdc: streaming slot %s with pgoutput %s", c.SlotName, strings.Join(args, ", "))
 	// The heartbeat and slot monitor goroutines share the catalogue
 	// connection; they end, and are waited for, when the stream does.
 	var helpers sync.WaitGroup
@@ -160,7 +178,7 @@ func (s *session) stream(ctx context.Context) error {
 					return fmt.Errorf("pg_cdc: keepalive: %w", err)
 				}
 				st.serverEnd = max(st.serverEnd, k.ServerWALEnd)
-				if st.txn == nil {
+				if st.idle() {
 					s.tracker.AdvanceIdle(k.ServerWALEnd)
 				}
 				if k.ReplyRequested {
@@ -206,7 +224,7 @@ func (st *streamState) sendStatus() error {
 	// status_interval rather than wal_sender_timeout / 2.
 	err := pglogrepl.SendStandbyStatusUpdate(context.Background(), s.repl, pglogrepl.StandbyStatusUpdate{
 		WALWritePosition: pos, WALFlushPosition: pos, WALApplyPosition: pos,
-		ReplyRequested: st.txn == nil && s.tracker.InFlight() == 0,
+		ReplyRequested: st.idle() && s.tracker.InFlight() == 0,
 	})
 	if err != nil {
 		return fmt.Errorf("pg_cdc: standby status update: %w", err)
@@ -235,9 +253,25 @@ func (st *streamState) emit(ctx context.Context, r readResult) error {
 	}
 }
 
+// idle reports whether no transaction is open: none between Begin and
+// Commit, no streamed one in progress. Only then may the slot advance to
+// a position the server reports (§7.5 "Idle advance"). Moving it past the
+// start of a streamed transaction in progress would be safe too (the
+// server sends again every transaction committing after it), but a
+// restart would then make the server collect the transaction's start
+// again, on its own disk, before it streams anything.
+func (st *streamState) idle() bool {
+	return st.txn == nil && (st.spools == nil || !st.spools.open())
+}
+
 // handle decodes one pgoutput message.
 func (st *streamState) handle(ctx context.Context, data []byte) error {
 	s := st.s
+	if st.spools != nil {
+		if done, err := st.handleStreamed(ctx, data); done || err != nil {
+			return err
+		}
+	}
 	msg, err := pglogrepl.Parse(data)
 	if err != nil {
 		return fmt.Errorf("pg_cdc: decode pgoutput message: %w", err)
@@ -246,10 +280,9 @@ func (st *streamState) handle(ctx context.Context, data []byte) error {
 	case *pglogrepl.RelationMessage:
 		return st.relation(m)
 	case *pglogrepl.BeginMessage:
-		ms := m.CommitTime.UnixMilli()
-		st.txn = &openTxn{xid: m.Xid, final: m.FinalLSN, commitMs: ms, xidMeta: int64(m.Xid), commitMeta: ms, entry: s.tracker.Begin()}
+		st.begin(m.Xid, m.FinalLSN, m.CommitTime)
 	case *pglogrepl.CommitMessage:
-		return st.commit(ctx, m)
+		return st.commit(ctx, m.TransactionEndLSN)
 	case *pglogrepl.InsertMessage:
 		t, err := st.rel(m.RelationID)
 		if t == nil || err != nil {
@@ -306,7 +339,7 @@ func (st *streamState) handle(ctx context.Context, data []byte) error {
 	case *pglogrepl.LogicalDecodingMessage:
 		// Heartbeats (ours or anyone's) outside a transaction: with
 		// nothing in flight the slot may move to the message (§7.5).
-		if !m.Transactional && st.txn == nil {
+		if !m.Transactional && st.idle() {
 			s.tracker.AdvanceIdle(m.LSN)
 		}
 	}
@@ -621,9 +654,18 @@ func (st *streamState) emitMsgs(ctx context.Context, x *openTxn, lsn pglogrepl.L
 	return nil
 }
 
-// commit ends the open transaction: its messages go out as one batch (or
-// the last part of a split one) and the tracker learns its end LSN.
-func (st *streamState) commit(ctx context.Context, m *pglogrepl.CommitMessage) error {
+// begin opens a transaction (a Begin message, or a streamed transaction's
+// Stream Commit before its changes are replayed), registering it with the
+// tracker in commit order.
+func (st *streamState) begin(xid uint32, final pglogrepl.LSN, commitTime time.Time) {
+	ms := commitTime.UnixMilli()
+	st.txn = &openTxn{xid: xid, final: final, commitMs: ms, xidMeta: int64(xid), commitMeta: ms, entry: st.s.tracker.Begin()}
+}
+
+// commit ends the open transaction, whose commit record ends at end: its
+// messages go out as one batch (or the last part of a split one) and the
+// tracker learns its end LSN.
+func (st *streamState) commit(ctx context.Context, end pglogrepl.LSN) error {
 	x := st.txn
 	if x == nil {
 		return errors.New("pg_cdc: Commit without Begin")
@@ -631,13 +673,13 @@ func (st *streamState) commit(ctx context.Context, m *pglogrepl.CommitMessage) e
 	st.txn = nil
 	st.s.in.m.txns.Incr(1)
 	if len(x.msgs) > 0 {
-		if err := st.emitMsgs(ctx, x, x.positionLSN(m.TransactionEndLSN)); err != nil {
+		if err := st.emitMsgs(ctx, x, x.positionLSN(end)); err != nil {
 			return err
 		}
 	}
 	// The end LSN, never the commit LSN: confirming the commit LSN
 	// redelivers the transaction after a restart (§5.3).
-	st.s.tracker.Seal(x.entry, m.TransactionEndLSN)
+	st.s.tracker.Seal(x.entry, end)
 	return nil
 }
 
