@@ -188,14 +188,22 @@ func startFlinkStream(t *testing.T, engine, warehouse, sql string) *flinkStream 
 	return s
 }
 
-func parseFlinkRecords(lines []string) ([]flinkRecord, error) {
+// records runs a stream command of the oracle (its arguments after the
+// stream's id) and returns the records it prints, failing the test on an
+// error.
+func (s *flinkStream) records(cmd string, args ...string) []flinkRecord {
+	s.t.Helper()
+	lines, err := env.oracles[s.engine].Call(append([]string{cmd, "--id", s.id}, args...)...)
+	if err != nil {
+		s.t.Fatalf("stream %s: %v", s.id, err)
+	}
 	out := make([]flinkRecord, len(lines))
 	for i, l := range lines {
 		if err := json.Unmarshal([]byte(l), &out[i]); err != nil {
-			return nil, fmt.Errorf("flink stream line %q: %w", l, err)
+			s.t.Fatalf("stream %s: line %q: %v", s.id, l, err)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // take returns the next n records, failing the test when they do not come
@@ -205,29 +213,13 @@ func (s *flinkStream) take(n int) []flinkRecord {
 	if n == 0 {
 		return nil
 	}
-	lines, err := env.oracles[s.engine].Call("stream-take", "--id", s.id, "--rows", fmt.Sprint(n), "--timeout-ms", "120000")
-	if err != nil {
-		s.t.Fatalf("stream %s: %v", s.id, err)
-	}
-	recs, err := parseFlinkRecords(lines)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return recs
+	return s.records("stream-take", "--rows", fmt.Sprint(n), "--timeout-ms", "120000")
 }
 
 // poll returns every record the stream emits within d.
 func (s *flinkStream) poll(d time.Duration) []flinkRecord {
 	s.t.Helper()
-	lines, err := env.oracles[s.engine].Call("stream-poll", "--id", s.id, "--ms", fmt.Sprint(d.Milliseconds()))
-	if err != nil {
-		s.t.Fatalf("stream %s: %v", s.id, err)
-	}
-	recs, err := parseFlinkRecords(lines)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return recs
+	return s.records("stream-poll", "--ms", fmt.Sprint(d.Milliseconds()))
 }
 
 // drain returns the records until the stream is quiet for quiet.
