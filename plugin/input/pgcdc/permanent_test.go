@@ -203,7 +203,11 @@ func TestSessionPermanentErrors(t *testing.T) {
 			t.Fatalf("Connect: %v", err)
 		}
 		readUntilEnd(t, in)
-		checkStopped(t, in, st, "permission denied for table orders (SQLSTATE 42501)")
+		checkStopped(t, in, st, "_nosel may not SELECT from table public.orders, which the snapshot reads (snapshot: initial). Run: GRANT SELECT ON")
+		// refused before the slot was made: nothing holds WAL for a pipeline that cannot start
+		if slots := db.QueryString(fmt.Sprintf("SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE '%s_slot%%'", db.Name)); slots != "0" {
+			t.Errorf("%s replication slots of %s_slot left behind by a start that failed on permissions", slots, db.Name)
+		}
 	})
 }
 
