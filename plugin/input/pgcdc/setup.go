@@ -139,6 +139,10 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 			names = append(names, TableName{Schema: c.Schema, Name: t})
 		}
 	}
+	due, err := in.snapshotDue(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
 	var out []*table
 	for _, n := range names {
 		t, err := catalogTable(ctx, conn, n, c.DecimalFallback, in.domains)
@@ -156,7 +160,7 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 			return nil, permanentf("table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
 				n, n.quoted())
 		}
-		if c.Snapshot != SnapshotNever {
+		if due {
 			// checked before the slot is made: a snapshot that fails on
 			// permissions would leave a new slot behind, holding WAL
 			var ok bool
@@ -179,6 +183,25 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// snapshotDue reports whether this start will read the tables: always
+// for initial_only, never for never, and for initial when the slot does
+// not exist yet or its snapshot did not finish (its marker slot remains;
+// see ensureSlot).
+func (in *Input) snapshotDue(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	switch in.conf.Snapshot {
+	case SnapshotInitialOnly:
+		return true, nil
+	case SnapshotNever:
+		return false, nil
+	}
+	st, err := readSlot(ctx, conn, in.conf.SlotName)
+	if err != nil || !st.exists {
+		return err == nil, err
+	}
+	m, err := readSlot(ctx, conn, markerName(in.conf.SlotName))
+	return m.exists, err
 }
 
 // identityCoversKey reports whether t's replica identity index contains
