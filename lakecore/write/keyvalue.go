@@ -188,6 +188,8 @@ type KeyValueWriter struct {
 	localDir string
 	spillBuf []byte
 	spills   spillCounters
+	// sort sorts write buffers, made on first use (sorter).
+	sort *mergetree.RecordSorter
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -752,7 +754,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	if len(b.buf) == 0 && len(b.runs) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(b.buf, w.engine.Order.Compare)
+	w.sorter().Sort(b.buf)
 	var src mergetree.RecordReader = &sliceRecords{recs: b.buf}
 	if len(b.runs) > 0 {
 		m, err := w.mergedRecords(b)
@@ -771,6 +773,14 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	w.dropRuns(b)
 	w.releaseBuffer(b)
 	return nil
+}
+
+// sorter returns the writer's sorter of write buffers.
+func (w *KeyValueWriter) sorter() *mergetree.RecordSorter {
+	if w.sort == nil {
+		w.sort = mergetree.NewRecordSorter(&w.engine.Order)
+	}
+	return w.sort
 }
 
 // writeSorted writes the records of src, sorted in the buffer's order, as

@@ -96,7 +96,7 @@ func (w *KeyValueWriter) spillBuffer(b *kvBucket) error {
 	if len(b.buf) == 0 {
 		return nil
 	}
-	slices.SortFunc(b.buf, w.engine.Order.Compare)
+	w.sorter().Sort(b.buf)
 	run, err := w.writeRun(b, &sliceRecords{recs: b.buf})
 	if err != nil {
 		return err
