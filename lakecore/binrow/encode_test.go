@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 
@@ -374,5 +375,30 @@ func equalValue(a, b any) bool {
 		return ok && equalValues(x.Keys, y.Keys) && equalValues(x.Values, y.Values)
 	default:
 		return a == b
+	}
+}
+
+// TestEncodeToReusesBuffers checks that EncodeTo and SerializeTo give
+// Encode's and Serialize's bytes whatever the buffers they are given hold,
+// rows with and without NULLs one after another.
+func TestEncodeToReusesBuffers(t *testing.T) {
+	fieldTypes, values := allTypes(t)
+	nulls := make([]any, len(values))
+	dirty := bytes.Repeat([]byte{0xa5}, 4096)
+	buf, out, scratch := dirty[:0:len(dirty)], slices.Clone(dirty)[:0], slices.Clone(dirty)[:0]
+	for i, vals := range [][]any{values, nulls, values, nulls} {
+		want, err := binrow.Encode(fieldTypes, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if buf, err = binrow.EncodeTo(buf, fieldTypes, vals); err != nil || !bytes.Equal(buf, want) {
+			t.Fatalf("row %d: EncodeTo: %v\n got  %x\n want %x", i, err, buf, want)
+		}
+		if want, err = binrow.Serialize(fieldTypes, vals); err != nil {
+			t.Fatal(err)
+		}
+		if out, scratch, err = binrow.SerializeTo(out, scratch, fieldTypes, vals); err != nil || !bytes.Equal(out, want) {
+			t.Fatalf("row %d: SerializeTo: %v\n got  %x\n want %x", i, err, out, want)
+		}
 	}
 }

@@ -190,6 +190,10 @@ type KeyValueWriter struct {
 	spills   spillCounters
 	// sort sorts write buffers, made on first use (sorter).
 	sort *mergetree.RecordSorter
+	// partBufs, keyBufs and checkBufs hold the partition, bucket key and
+	// primary key route encodes; mapKeyBuf the key bucketOf looks up.
+	partBufs, keyBufs, checkBufs keyBuffers
+	mapKeyBuf                    []byte
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -665,17 +669,19 @@ func estimateRow(row []any) int64 {
 // Go's size classes roughly do.
 func roundAlloc(n int) int64 { return int64((n + 15) &^ 15) }
 
+// route returns the buffer of row's partition and bucket. The partition
+// and key bytes it encodes live in the writer's reused buffers.
 func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
-	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true)
+	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true, &w.partBufs)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
 	}
-	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false)
+	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false, &w.keyBufs)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
 	}
 	if w.checkKey { // the key must encode, or the file's _MIN_KEY could not
-		if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false); err != nil {
+		if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false, &w.checkBufs); err != nil {
 			return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
 		}
 	}
@@ -709,10 +715,13 @@ func (w *KeyValueWriter) bucketDir(part []byte, bucket int32) (string, error) {
 // bucketOf returns the buffer of (partition, bucket), restoring its files
 // on first use.
 func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32) (*kvBucket, error) {
-	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
-	if b, ok := w.buckets[mk]; ok {
+	// The map key of bucketKey.mapKey, looked up without making a string.
+	w.mapKeyBuf = append(append(w.mapKeyBuf[:0], part...), byte(bucket>>24), byte(bucket>>16), byte(bucket>>8), byte(bucket))
+	if b, ok := w.buckets[string(w.mapKeyBuf)]; ok {
 		return b, nil
 	}
+	part = slices.Clone(part) // route's buffer
+	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
 	dir, err := w.bucketDir(part, bucket)
 	if err != nil {
 		return nil, err
