@@ -31,14 +31,20 @@ type sortEntry struct {
 func NewRecordSorter(o *RecordOrder) *RecordSorter { return &RecordSorter{order: o} }
 
 // Sort sorts recs by RecordOrder.Compare, with the result
-// slices.SortStableFunc gives. Records of one write buffer have distinct
-// sequence numbers, so unless a float key or sequence field holds NaN
-// (which CompareValues finds equal to every number) the order is total,
-// and an unstable sort gives that result too.
-func (s *RecordSorter) Sort(recs []*KeyValue) {
+// slices.SortStableFunc gives, or with stable false slices.SortFunc.
+// Records of one write buffer have distinct sequence numbers, so unless a
+// float key or sequence field holds NaN (which CompareValues finds equal
+// to every number) the order is total and both give one result, which the
+// sorter reaches its own way; with NaN it runs the sort asked for, with a
+// comparator that answers as RecordOrder.Compare does.
+func (s *RecordSorter) Sort(recs []*KeyValue, stable bool) {
 	o := s.order
 	if len(o.KeyFields) == 0 || len(recs) < 2 {
-		slices.SortStableFunc(recs, o.Compare)
+		if stable {
+			slices.SortStableFunc(recs, o.Compare)
+		} else {
+			slices.SortFunc(recs, o.Compare)
+		}
 		return
 	}
 	first, rest := o.KeyFields[0], o.KeyFields[1:]
@@ -48,7 +54,7 @@ func (s *RecordSorter) Sort(recs []*KeyValue) {
 	nan := false
 	entries := slices.Grow(s.entries[:0], len(recs))
 	for _, r := range recs {
-		p, whole := keyPrefix(r.Value[first])
+		p, whole := KeyPrefix(r.Value[first])
 		exact = exact && whole
 		if !whole {
 			nan = nan || isNaN(r.Value[first])
@@ -69,10 +75,9 @@ func (s *RecordSorter) Sort(recs []*KeyValue) {
 			}
 			return cmp.Compare(a.seq, b.seq)
 		})
-	case nan:
+	case nan && stable:
 		// Prefixes order as the keys do, so this comparator answers as
-		// o.Compare does for every pair, and the stable sort takes the
-		// same steps.
+		// o.Compare does for every pair, and the sort takes the same steps.
 		slices.SortStableFunc(entries, func(a, b sortEntry) int {
 			if a.prefix != b.prefix {
 				return cmp.Compare(a.prefix, b.prefix)
@@ -105,11 +110,11 @@ func isNaN(v any) bool {
 	return false
 }
 
-// keyPrefix returns a prefix of key value v whose unsigned order agrees
+// KeyPrefix returns a prefix of key value v whose unsigned order agrees
 // with kv.CompareValues (a smaller prefix means a smaller value; equal
 // prefixes say nothing unless whole), and whether it determines the value.
 // Types without a cheap order-preserving prefix get 0.
-func keyPrefix(v any) (prefix uint64, whole bool) {
+func KeyPrefix(v any) (prefix uint64, whole bool) {
 	const sign = 1 << 63
 	switch x := v.(type) {
 	case int64:

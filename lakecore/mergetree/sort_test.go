@@ -11,7 +11,7 @@ import (
 )
 
 // TestRecordSorter checks that RecordSorter puts write buffers in exactly
-// the order a stable sort by RecordOrder.Compare gives, for key types with
+// the order a stable sort, or slices.SortFunc, by RecordOrder.Compare gives, for key types with
 // whole, partial and no prefixes, composite keys and sequence fields.
 func TestRecordSorter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -41,13 +41,19 @@ func TestRecordSorter(t *testing.T) {
 				for i := range recs {
 					recs[i] = &KeyValue{Value: []any{gen(), int64(rng.IntN(3)), i}, Seq: int64(rng.IntN(1000)*1000 + i)}
 				}
-				want := slices.Clone(recs)
-				slices.SortStableFunc(want, order.Compare)
-				NewRecordSorter(order).Sort(recs)
-				for i := range recs {
-					if recs[i] != want[i] {
-						t.Fatalf("%s, keys %v, sequence %v, %d records: record %d is %v (seq %d), want %v (seq %d)", name, order.KeyFields, order.Sequence.Fields, n,
-							i, recs[i].Value, recs[i].Seq, want[i].Value, want[i].Seq)
+				for _, stable := range []bool{true, false} {
+					want, got := slices.Clone(recs), slices.Clone(recs)
+					if stable {
+						slices.SortStableFunc(want, order.Compare)
+					} else {
+						slices.SortFunc(want, order.Compare)
+					}
+					NewRecordSorter(order).Sort(got, stable)
+					for i := range got {
+						if got[i] != want[i] {
+							t.Fatalf("%s, keys %v, sequence %v, %d records, stable %v: record %d is %v (seq %d), want %v (seq %d)", name, order.KeyFields, order.Sequence.Fields, n,
+								stable, i, got[i].Value, got[i].Seq, want[i].Value, want[i].Seq)
+						}
 					}
 				}
 			}

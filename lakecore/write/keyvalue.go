@@ -763,7 +763,7 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	if len(b.buf) == 0 && len(b.runs) == 0 {
 		return nil
 	}
-	w.sorter().Sort(b.buf)
+	w.sorter().Sort(b.buf, true)
 	var src mergetree.RecordReader = &sliceRecords{recs: b.buf}
 	if len(b.runs) > 0 {
 		m, err := w.mergedRecords(b)

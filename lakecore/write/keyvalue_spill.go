@@ -96,7 +96,7 @@ func (w *KeyValueWriter) spillBuffer(b *kvBucket) error {
 	if len(b.buf) == 0 {
 		return nil
 	}
-	w.sorter().Sort(b.buf)
+	w.sorter().Sort(b.buf, false)
 	run, err := w.writeRun(b, &sliceRecords{recs: b.buf})
 	if err != nil {
 		return err
