@@ -194,6 +194,10 @@ type KeyValueWriter struct {
 	// primary key route encodes; mapKeyBuf the key bucketOf looks up.
 	partBufs, keyBufs, checkBufs keyBuffers
 	mapKeyBuf                    []byte
+	// rowBuf holds the value row Write encodes; floatFields are the
+	// fields that may hold a NaN encoding changes (writeBuffer.raw).
+	rowBuf      []byte
+	floatFields []int
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -209,7 +213,7 @@ type kvBucket struct {
 	bucket    int32
 	dir       string
 	seq       int64 // next sequence number
-	buf       []*mergetree.KeyValue
+	buf       writeBuffer
 	bufBytes  int64
 	done      []manifest.DataFileMeta
 	// files are the bucket's live files as this writer knows them: the
@@ -371,6 +375,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	lo.Now = w.o.Now
 	w.lookups, w.ownLookups = NewLookupCache(lo), true
 	w.valueTypes = typesOf(s.Fields)
+	w.floatFields = floatFields(s.Fields)
 	w.codec = &lookupCodec{schemaID: s.ID, keyIdx: w.keyIdx, keyTypes: w.keyTypes, valueTypes: w.valueTypes}
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
@@ -545,16 +550,20 @@ func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = fl
 // to the write buffer of its partition and bucket and gives it the next
 // sequence number of that bucket. A change dropped by the row-kind rules
 // (ignore-delete, ignore-update-before, -U of deduplicate tables) is
-// accepted and not written. A row whose key columns do not fit fails alone
-// with ErrInvalidRow naming the field, and so does a -U or -D of a
+// accepted and not written. A row whose key columns do not fit, or with a
+// value of the wrong Go type for its field, fails alone with ErrInvalidRow
+// naming the field, and so does a -U or -D of a
 // first-row table without ignore-delete (wrapping
 // mergetree.ErrRetractNotAccepted). A -U or -D of a deduplicate table
 // needs only its key columns: NULL in a NOT NULL column is written as the
 // type's zero value (types.ZeroValue), which no reader of a retract looks
 // at; partial-update and aggregation read a retract's values, so there
-// NOT NULL columns need values. The writer keeps row until its buffer is
-// flushed: the caller must not modify it after the call. Storage failures
-// wrap ErrWriterFailed.
+// NOT NULL columns need values. The buffer keeps the row encoded (as a
+// BinaryRow; see writeBuffer), but may keep row itself until its buffer is
+// flushed: the caller must not modify it after the call. Values that
+// encode but do not fit their Parquet column (invalid UTF-8, a string over
+// its VARCHAR length) fail the flush. Storage failures wrap
+// ErrWriterFailed.
 func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) error {
 	if w.failed != nil {
 		return w.failed
@@ -603,7 +612,23 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	if err != nil {
 		return err
 	}
-	b.buf = append(b.buf, &mergetree.KeyValue{Value: row, Seq: b.seq, Kind: kind})
+	if w.rowBuf, err = binrow.EncodeTo(w.rowBuf, w.valueTypes, row); err != nil {
+		for j, f := range w.schema.Fields {
+			if _, ferr := binrow.Encode(w.valueTypes[j:j+1], row[j:j+1]); ferr != nil {
+				return fmt.Errorf("write to %s: %w: field %q: %w", w.dataDir, ErrInvalidRow, f.Name, ferr)
+			}
+		}
+		return fmt.Errorf("write to %s: %w: %w", w.dataDir, ErrInvalidRow, err)
+	}
+	var raw []any
+	for _, j := range w.floatFields {
+		if oddNaN(row[j]) {
+			raw = row
+			break
+		}
+	}
+	prefix, whole := mergetree.KeyPrefix(row[w.keyIdx[0]])
+	b.buf.add(w.rowBuf, raw, prefix, whole, b.seq, kind)
 	b.seq++
 	n := estimateRow(row)
 	b.bufBytes += n
@@ -760,19 +785,21 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 // flush sorts and merges the buffer of b, with its spilled runs, and
 // writes it as level-0 files (MergeTreeWriter.flushWriteBuffer).
 func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
-	if len(b.buf) == 0 && len(b.runs) == 0 {
+	if b.buf.len() == 0 && len(b.runs) == 0 {
 		return nil
 	}
-	w.sorter().Sort(b.buf, true)
-	var src mergetree.RecordReader = &sliceRecords{recs: b.buf}
+	src, err := w.sorted(&b.buf, true)
+	if err != nil {
+		return err
+	}
 	if len(b.runs) > 0 {
-		m, err := w.mergedRecords(b)
+		m, err := w.mergedRecords(b, src)
 		if err != nil {
 			return err
 		}
 		src = m
 	}
-	err := w.writeSorted(ctx, b, src)
+	err = w.writeSorted(ctx, b, src)
 	if cerr := w.closeRuns(src); err == nil {
 		err = cerr
 	}
@@ -861,9 +888,9 @@ func (w *KeyValueWriter) writeSorted(ctx context.Context, b *kvBucket, src merge
 
 // releaseBuffer empties the buffer of b.
 func (w *KeyValueWriter) releaseBuffer(b *kvBucket) {
-	clear(b.buf)
+	b.buf.reset()
 	w.buffered -= b.bufBytes
-	b.buf, b.bufBytes = b.buf[:0], 0
+	b.bufBytes = 0
 }
 
 // rollingFiles writes records into KeyValue files of one bucket, prefix,
@@ -1100,7 +1127,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 	var msgs []commit.Message
 	kept := w.order[:0]
 	for _, b := range w.order {
-		active := len(b.buf) > 0 || len(b.runs) > 0 || len(b.done) > 0
+		active := b.buf.len() > 0 || len(b.runs) > 0 || len(b.done) > 0
 		if err := w.flush(ctx, b); err != nil {
 			return nil, w.fail(err)
 		}
@@ -1154,7 +1181,8 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
 	w.buffered = 0
 	for _, b := range w.order {
-		b.buf, b.bufBytes, b.done = nil, 0, nil
+		b.buf.reset()
+		b.bufBytes, b.done = 0, nil
 		w.dropRuns(b)
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
 		w.dropLookup(b, false)      // it may hold files written since the last Prepare, now deleted
