@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -198,6 +199,8 @@ type KeyValueWriter struct {
 	// fields that may hold a NaN encoding changes (writeBuffer.raw).
 	rowBuf      []byte
 	floatFields []int
+	// spare is what emptied write buffers leave for the next ones.
+	spare bufferSpare
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -336,6 +339,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))
 		}
 	}
+	w.spare.max = int(min(w.bufferSize/4, math.MaxInt32))
 	if w.spill, err = spillConfigFromSchema(opts); err != nil {
 		return fail(err)
 	}
@@ -628,7 +632,7 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 		}
 	}
 	prefix, whole := mergetree.KeyPrefix(row[w.keyIdx[0]])
-	b.buf.add(w.rowBuf, raw, prefix, whole, b.seq, kind)
+	b.buf.add(w.rowBuf, raw, prefix, whole, b.seq, kind, &w.spare)
 	b.seq++
 	n := estimateRow(row)
 	b.bufBytes += n
@@ -888,7 +892,7 @@ func (w *KeyValueWriter) writeSorted(ctx context.Context, b *kvBucket, src merge
 
 // releaseBuffer empties the buffer of b.
 func (w *KeyValueWriter) releaseBuffer(b *kvBucket) {
-	b.buf.reset()
+	b.buf.reset(&w.spare)
 	w.buffered -= b.bufBytes
 	b.bufBytes = 0
 }
@@ -1181,7 +1185,7 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
 	w.buffered = 0
 	for _, b := range w.order {
-		b.buf.reset()
+		b.buf.reset(&w.spare)
 		b.bufBytes, b.done = 0, nil
 		w.dropRuns(b)
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil

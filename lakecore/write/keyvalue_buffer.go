@@ -52,10 +52,24 @@ const bufferChunkSize = 1 << 20
 
 func (b *writeBuffer) len() int { return len(b.entries) }
 
+// bufferSpare is what emptied write buffers of a writer leave for the next
+// ones: the largest entry array and up to max bytes of chunks, so that a
+// large commit does not grow its arrays from nothing and clear new memory
+// again. The buffer's estimate (estimateRow) counts more than a change
+// takes encoded, which leaves room for the spare within write-buffer-size.
+type bufferSpare struct {
+	entries []bufferEntry
+	chunks  [][]byte
+	max     int
+}
+
 // add buffers a change whose value row encodes as row (copied) and whose
 // first key column has prefix (whole when it is the whole key); raw, when
 // not nil, is the row to read back instead of row's decoding.
-func (b *writeBuffer) add(row []byte, raw []any, prefix uint64, whole bool, seq int64, kind kv.RowKind) {
+func (b *writeBuffer) add(row []byte, raw []any, prefix uint64, whole bool, seq int64, kind kv.RowKind, spare *bufferSpare) {
+	if b.entries == nil && spare.entries != nil {
+		b.entries, spare.entries = spare.entries, nil
+	}
 	if raw != nil {
 		if b.raw == nil {
 			b.raw = map[int64][]any{}
@@ -64,7 +78,12 @@ func (b *writeBuffer) add(row []byte, raw []any, prefix uint64, whole bool, seq 
 	}
 	last := len(b.chunks) - 1
 	if last < 0 || cap(b.chunks[last])-len(b.chunks[last]) < len(row) {
-		b.chunks = append(b.chunks, make([]byte, 0, max(bufferChunkSize, len(row))))
+		if n := len(spare.chunks); n > 0 && len(row) <= bufferChunkSize {
+			b.chunks = append(b.chunks, spare.chunks[n-1])
+			spare.chunks = spare.chunks[:n-1]
+		} else {
+			b.chunks = append(b.chunks, make([]byte, 0, max(bufferChunkSize, len(row))))
+		}
 		last++
 	}
 	c := b.chunks[last]
@@ -78,8 +97,19 @@ func (b *writeBuffer) row(e *bufferEntry) []byte {
 	return b.chunks[e.chunk][e.off : e.off+e.n]
 }
 
-// reset empties the buffer and lets its memory go.
-func (b *writeBuffer) reset() { *b = writeBuffer{} }
+// reset empties the buffer, leaving its arrays to spare as far as it
+// takes them, and lets the rest go.
+func (b *writeBuffer) reset(spare *bufferSpare) {
+	if cap(b.entries) > cap(spare.entries) {
+		spare.entries = b.entries[:0]
+	}
+	for _, c := range b.chunks {
+		if cap(c) == bufferChunkSize && (len(spare.chunks)+1)*bufferChunkSize <= spare.max {
+			spare.chunks = append(spare.chunks, c[:0])
+		}
+	}
+	*b = writeBuffer{}
+}
 
 // sorted returns the buffered changes in the buffer's order (key,
 // sequence.field, sequence number), as RecordSorter.Sort(stable) sorts
