@@ -201,6 +201,12 @@ type KeyValueWriter struct {
 	floatFields []int
 	// spare is what emptied write buffers leave for the next ones.
 	spare bufferSpare
+	// unpartitioned caches the buckets of a fixed-bucket table without
+	// partition keys by bucket number (route), emptyPartition is their
+	// partition; nil for other tables. A bucket deleted from buckets is
+	// cleared here too (forgetBucket).
+	unpartitioned  []*kvBucket
+	emptyPartition []byte
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -403,6 +409,12 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		// put known keys in new buckets.
 		w.dyn = newDynamicBuckets(fio, tablePath, target, maxBuckets, inDataDir, w.bucketDir)
 		w.dyn.restore = LatestIndexRestorer(fio, tablePath)
+	}
+	if w.numBuckets > 0 && len(w.partFields) == 0 {
+		w.unpartitioned = make([]*kvBucket, w.numBuckets)
+		if w.emptyPartition, err = binrow.Serialize(nil, nil); err != nil {
+			return fail(err)
+		}
 	}
 	writeOnly, err := opts.WriteOnly()
 	if err != nil {
@@ -701,6 +713,26 @@ func roundAlloc(n int) int64 { return int64((n + 15) &^ 15) }
 // route returns the buffer of row's partition and bucket. The partition
 // and key bytes it encodes live in the writer's reused buffers.
 func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
+	if w.unpartitioned != nil {
+		key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false, &w.keyBufs)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
+		}
+		if w.checkKey {
+			if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false, &w.checkBufs); err != nil {
+				return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
+			}
+		}
+		bucket := binrow.Bucket(key, w.numBuckets)
+		if b := w.unpartitioned[bucket]; b != nil {
+			return b, nil
+		}
+		b, err := w.bucketOf(ctx, w.emptyPartition, int32(bucket))
+		if err == nil {
+			w.unpartitioned[bucket] = b
+		}
+		return b, err
+	}
 	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true, &w.partBufs)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
@@ -722,6 +754,14 @@ func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error
 		return w.bucketOf(ctx, part, bucket)
 	}
 	return w.bucketOf(ctx, part, int32(binrow.Bucket(key, w.numBuckets)))
+}
+
+// forgetBucket drops b from the writer's buckets.
+func (w *KeyValueWriter) forgetBucket(b *kvBucket) {
+	delete(w.buckets, b.mapKey)
+	if w.unpartitioned != nil && w.unpartitioned[b.bucket] == b {
+		w.unpartitioned[b.bucket] = nil
+	}
 }
 
 // bucketDir is the directory of the files of (partition, bucket).
@@ -1154,7 +1194,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			kept = append(kept, b)
 			continue
 		}
-		delete(w.buckets, b.mapKey)
+		w.forgetBucket(b)
 		w.nextSeq[b.mapKey] = b.seq
 		w.dropLookup(b, true)
 	}
@@ -1189,8 +1229,8 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 		b.bufBytes, b.done = 0, nil
 		w.dropRuns(b)
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
-		w.dropLookup(b, false)      // it may hold files written since the last Prepare, now deleted
-		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
+		w.dropLookup(b, false) // it may hold files written since the last Prepare, now deleted
+		w.forgetBucket(b)      // restore its files again: they may have changed
 	}
 	w.order = nil
 	if w.dyn != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
@@ -53,22 +54,29 @@ const bufferChunkSize = 1 << 20
 func (b *writeBuffer) len() int { return len(b.entries) }
 
 // bufferSpare is what emptied write buffers of a writer leave for the next
-// ones: the largest entry array and up to max bytes of chunks, so that a
-// large commit does not grow its arrays from nothing and clear new memory
-// again. The buffer's estimate (estimateRow) counts more than a change
-// takes encoded, which leaves room for the spare within write-buffer-size.
+// ones: entry arrays and chunks, up to max bytes together, so that a large
+// commit does not grow its arrays from nothing and clear new memory again.
+// The buffer's estimate (estimateRow) counts more than a change takes
+// encoded, which leaves room for the spare within write-buffer-size.
 type bufferSpare struct {
-	entries []bufferEntry
-	chunks  [][]byte
-	max     int
+	entries    [][]bufferEntry
+	chunks     [][]byte
+	bytes, max int
 }
+
+// entrySize is the bytes of a bufferEntry.
+const entrySize = int(unsafe.Sizeof(bufferEntry{}))
 
 // add buffers a change whose value row encodes as row (copied) and whose
 // first key column has prefix (whole when it is the whole key); raw, when
 // not nil, is the row to read back instead of row's decoding.
 func (b *writeBuffer) add(row []byte, raw []any, prefix uint64, whole bool, seq int64, kind kv.RowKind, spare *bufferSpare) {
-	if b.entries == nil && spare.entries != nil {
-		b.entries, spare.entries = spare.entries, nil
+	if b.entries == nil {
+		if n := len(spare.entries); n > 0 {
+			b.entries = spare.entries[n-1]
+			spare.entries = spare.entries[:n-1]
+			spare.bytes -= cap(b.entries) * entrySize
+		}
 	}
 	if raw != nil {
 		if b.raw == nil {
@@ -81,6 +89,7 @@ func (b *writeBuffer) add(row []byte, raw []any, prefix uint64, whole bool, seq 
 		if n := len(spare.chunks); n > 0 && len(row) <= bufferChunkSize {
 			b.chunks = append(b.chunks, spare.chunks[n-1])
 			spare.chunks = spare.chunks[:n-1]
+			spare.bytes -= bufferChunkSize
 		} else {
 			b.chunks = append(b.chunks, make([]byte, 0, max(bufferChunkSize, len(row))))
 		}
@@ -100,12 +109,14 @@ func (b *writeBuffer) row(e *bufferEntry) []byte {
 // reset empties the buffer, leaving its arrays to spare as far as it
 // takes them, and lets the rest go.
 func (b *writeBuffer) reset(spare *bufferSpare) {
-	if cap(b.entries) > cap(spare.entries) {
-		spare.entries = b.entries[:0]
+	if n := cap(b.entries) * entrySize; n > 0 && spare.bytes+n <= spare.max {
+		spare.entries = append(spare.entries, b.entries[:0])
+		spare.bytes += n
 	}
 	for _, c := range b.chunks {
-		if cap(c) == bufferChunkSize && (len(spare.chunks)+1)*bufferChunkSize <= spare.max {
+		if cap(c) == bufferChunkSize && spare.bytes+bufferChunkSize <= spare.max {
 			spare.chunks = append(spare.chunks, c[:0])
+			spare.bytes += bufferChunkSize
 		}
 	}
 	*b = writeBuffer{}
