@@ -47,25 +47,45 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
+// DecodeInto is Decode into dst, which must have len(fieldTypes) values:
+// for callers that allocate many rows at once.
+func DecodeInto(dst []any, fieldTypes []types.DataType, row []byte) error {
+	if len(dst) != len(fieldTypes) {
+		return fmt.Errorf("decode binary row: %d values for %d fields: %w", len(dst), len(fieldTypes), ErrArityMismatch)
+	}
+	if err := decodeRowInto(dst, fieldTypes, row); err != nil {
+		return fmt.Errorf("decode binary row: %w", err)
+	}
+	return nil
+}
+
 func decodeRow(fieldTypes []types.DataType, sec []byte) ([]any, error) {
+	out := make([]any, len(fieldTypes))
+	if err := decodeRowInto(out, fieldTypes, sec); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decodeRowInto(out []any, fieldTypes []types.DataType, sec []byte) error {
 	nb := nullBitsSize(len(fieldTypes))
 	fixed := nb + 8*len(fieldTypes)
 	if len(sec) < fixed {
-		return nil, corrupt("row of %d bytes, its %d fields need a fixed part of %d", len(sec), len(fieldTypes), fixed)
+		return corrupt("row of %d bytes, its %d fields need a fixed part of %d", len(sec), len(fieldTypes), fixed)
 	}
-	out := make([]any, len(fieldTypes))
 	for i, t := range fieldTypes {
 		bit := i + 8
 		if sec[bit>>3]&(1<<(bit&7)) != 0 {
+			out[i] = nil
 			continue
 		}
 		v, err := readValue(sec, nb+8*i, t)
 		if err != nil {
-			return nil, fmt.Errorf("field %d (%s): %w", i, t, err)
+			return fmt.Errorf("field %d (%s): %w", i, t, err)
 		}
 		out[i] = v
 	}
-	return out, nil
+	return nil
 }
 
 func decodeArray(elem types.DataType, sec []byte) ([]any, error) {

@@ -380,7 +380,8 @@ func equalValue(a, b any) bool {
 
 // TestEncodeToReusesBuffers checks that EncodeTo and SerializeTo give
 // Encode's and Serialize's bytes whatever the buffers they are given hold,
-// rows with and without NULLs one after another.
+// rows with and without NULLs one after another, and that DecodeInto reads
+// them back as Decode does into a row that held other values.
 func TestEncodeToReusesBuffers(t *testing.T) {
 	fieldTypes, values := allTypes(t)
 	nulls := make([]any, len(values))
@@ -399,6 +400,20 @@ func TestEncodeToReusesBuffers(t *testing.T) {
 		}
 		if out, scratch, err = binrow.SerializeTo(out, scratch, fieldTypes, vals); err != nil || !bytes.Equal(out, want) {
 			t.Fatalf("row %d: SerializeTo: %v\n got  %x\n want %x", i, err, out, want)
+		}
+		// DecodeInto fills a row that held other values.
+		into := slices.Clone(values)
+		if err := binrow.DecodeInto(into, fieldTypes, buf); err != nil {
+			t.Fatalf("row %d: DecodeInto: %v", i, err)
+		}
+		back, err := binrow.Decode(fieldTypes, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range back {
+			if !equalValue(into[j], back[j]) {
+				t.Fatalf("row %d field %d: DecodeInto %#v, Decode %#v", i, j, into[j], back[j])
+			}
 		}
 	}
 }

@@ -207,6 +207,8 @@ type KeyValueWriter struct {
 	// cleared here too (forgetBucket).
 	unpartitioned  []*kvBucket
 	emptyPartition []byte
+	// slab makes the records a flush decodes.
+	slab mergetree.RecordSlab
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -157,12 +158,13 @@ func (w *KeyValueWriter) decodeEntry(b *writeBuffer, e *bufferEntry) (*mergetree
 	if v, ok := b.raw[e.seq]; ok {
 		return &mergetree.KeyValue{Value: v, Seq: e.seq, Kind: e.kind}, nil
 	}
-	v, err := w.codec.decodeValue(b.row(e))
-	if err != nil {
+	r := w.slab.New(len(w.valueTypes))
+	if err := binrow.DecodeInto(r.Value, w.valueTypes, b.row(e)); err != nil {
 		// The writer encoded it: only a bug gets here.
 		return nil, fmt.Errorf("decode a buffered change: %w", err)
 	}
-	return &mergetree.KeyValue{Value: v, Seq: e.seq, Kind: e.kind}, nil
+	r.Seq, r.Kind = e.seq, e.kind
+	return r, nil
 }
 
 // bufferRecords reads a sorted writeBuffer's changes, decoding each.

@@ -715,11 +715,6 @@ func (codec *lookupCodec) appendRecord(dst []byte, rec *mergetree.KeyValue) ([]b
 	return append(dst, byte(rec.Kind)), nil
 }
 
-// decodeValue decodes a value row encoded as appendRecord encodes it.
-func (codec *lookupCodec) decodeValue(v []byte) ([]any, error) {
-	return binrow.Decode(codec.valueTypes, v)
-}
-
 // decodeRecord decodes what appendRecord appended.
 func (codec *lookupCodec) decodeRecord(v []byte) (*mergetree.KeyValue, error) {
 	if len(v) < 9 {
