@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -387,6 +388,7 @@ func TestEncodeToReusesBuffers(t *testing.T) {
 	nulls := make([]any, len(values))
 	dirty := bytes.Repeat([]byte{0xa5}, 4096)
 	buf, out, scratch := dirty[:0:len(dirty)], slices.Clone(dirty)[:0], slices.Clone(dirty)[:0]
+	slab := &boxes.Slab{}
 	for i, vals := range [][]any{values, nulls, values, nulls} {
 		want, err := binrow.Encode(fieldTypes, vals)
 		if err != nil {
@@ -403,7 +405,7 @@ func TestEncodeToReusesBuffers(t *testing.T) {
 		}
 		// DecodeInto fills a row that held other values.
 		into := slices.Clone(values)
-		if err := binrow.DecodeInto(into, fieldTypes, buf); err != nil {
+		if err := binrow.DecodeInto(into, fieldTypes, buf, slab); err != nil {
 			t.Fatalf("row %d: DecodeInto: %v", i, err)
 		}
 		back, err := binrow.Decode(fieldTypes, buf)

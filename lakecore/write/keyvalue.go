@@ -16,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -207,8 +208,10 @@ type KeyValueWriter struct {
 	// cleared here too (forgetBucket).
 	unpartitioned  []*kvBucket
 	emptyPartition []byte
-	// slab makes the records a flush decodes.
-	slab mergetree.RecordSlab
+	// slab makes the records a flush decodes, boxes their values and the
+	// sequence numbers of written records.
+	slab  mergetree.RecordSlab
+	boxes boxes.Slab
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -1035,7 +1038,7 @@ func (f *kvFile) write(w *KeyValueWriter, r *mergetree.KeyValue) error {
 	for i, j := range w.keyIdx {
 		f.row[i] = r.Value[j]
 	}
-	f.row[k], f.row[k+1] = r.Seq, int8(r.Kind)
+	f.row[k], f.row[k+1] = w.boxes.Int64(r.Seq), int8(r.Kind)
 	copy(f.row[k+2:], r.Value)
 	if err := f.w.Write(f.row); err != nil {
 		if errors.Is(err, datafile.ErrInvalidValue) {

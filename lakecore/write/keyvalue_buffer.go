@@ -159,7 +159,7 @@ func (w *KeyValueWriter) decodeEntry(b *writeBuffer, e *bufferEntry) (*mergetree
 		return &mergetree.KeyValue{Value: v, Seq: e.seq, Kind: e.kind}, nil
 	}
 	r := w.slab.New(len(w.valueTypes))
-	if err := binrow.DecodeInto(r.Value, w.valueTypes, b.row(e)); err != nil {
+	if err := binrow.DecodeInto(r.Value, w.valueTypes, b.row(e), &w.boxes); err != nil {
 		// The writer encoded it: only a bug gets here.
 		return nil, fmt.Errorf("decode a buffered change: %w", err)
 	}
