@@ -133,12 +133,7 @@ func (b *writeBuffer) reset(spare *bufferSpare) {
 func (w *KeyValueWriter) sorted(b *writeBuffer, stable bool) (mergetree.RecordReader, error) {
 	o := &w.engine.Order
 	if !b.partial && len(o.KeyFields) == 1 && len(o.Sequence.Fields) == 0 {
-		slices.SortFunc(b.entries, func(x, y bufferEntry) int {
-			if x.prefix != y.prefix {
-				return cmp.Compare(x.prefix, y.prefix)
-			}
-			return cmp.Compare(x.seq, y.seq)
-		})
+		radixSort(b.entries)
 		return &bufferRecords{w: w, b: b}, nil
 	}
 	recs := make([]*mergetree.KeyValue, len(b.entries))
@@ -242,4 +237,52 @@ func oddNaN(v any) bool {
 		}
 	}
 	return false
+}
+
+// radixSort sorts entries by (prefix, seq) when their sequence numbers
+// ascend in slice order, as a buffer's do until it is sorted: a stable
+// least-significant-digit radix sort on the prefix, one pass per byte that
+// differs between entries (integer keys of one table share their high
+// bytes, which cost nothing).
+func radixSort(entries []bufferEntry) {
+	n := len(entries)
+	if n < 256 {
+		slices.SortFunc(entries, func(x, y bufferEntry) int {
+			if x.prefix != y.prefix {
+				return cmp.Compare(x.prefix, y.prefix)
+			}
+			return cmp.Compare(x.seq, y.seq)
+		})
+		return
+	}
+	var counts [8][256]int
+	for i := range entries {
+		p := entries[i].prefix
+		for d := range 8 {
+			counts[d][byte(p>>(8*d))]++
+		}
+	}
+	src, dst := entries, make([]bufferEntry, n)
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte(src[0].prefix>>(8*d))] == n {
+			continue // every entry has the same byte here
+		}
+		var offs [256]int
+		sum := 0
+		for v := range 256 {
+			offs[v] = sum
+			sum += c[v]
+		}
+		shift := 8 * d
+		for i := range src {
+			v := byte(src[i].prefix >> shift)
+			dst[offs[v]] = src[i]
+			offs[v]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &entries[0] {
+		copy(entries, src)
+	}
 }
