@@ -11,8 +11,9 @@ import (
 )
 
 // TestRecordSorter checks that RecordSorter puts write buffers in exactly
-// the order a stable sort, or slices.SortFunc, by RecordOrder.Compare gives, for key types with
-// whole, partial and no prefixes, composite keys and sequence fields.
+// the order a stable sort, or slices.SortFunc, by RecordOrder.Compare
+// gives, for key types with whole, partial and no prefixes, composite keys
+// and sequence fields.
 func TestRecordSorter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	strs := []string{"", "a", "a\x00", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi", "abcdefgz", "\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\x01", "zz"}

@@ -247,12 +247,7 @@ func oddNaN(v any) bool {
 func radixSort(entries []bufferEntry) {
 	n := len(entries)
 	if n < 256 {
-		slices.SortFunc(entries, func(x, y bufferEntry) int {
-			if x.prefix != y.prefix {
-				return cmp.Compare(x.prefix, y.prefix)
-			}
-			return cmp.Compare(x.seq, y.seq)
-		})
+		slices.SortFunc(entries, compareEntries)
 		return
 	}
 	var counts [8][256]int
@@ -285,4 +280,12 @@ func radixSort(entries []bufferEntry) {
 	if &src[0] != &entries[0] {
 		copy(entries, src)
 	}
+}
+
+// compareEntries orders entries by (prefix, seq).
+func compareEntries(x, y bufferEntry) int {
+	if x.prefix != y.prefix {
+		return cmp.Compare(x.prefix, y.prefix)
+	}
+	return cmp.Compare(x.seq, y.seq)
 }

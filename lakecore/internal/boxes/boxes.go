@@ -55,59 +55,42 @@ func box(typ, data unsafe.Pointer) any {
 	return v
 }
 
-// Int64 returns any(v).
-func (s *Slab) Int64(v int64) any {
-	if len(s.ints) == 0 {
-		s.ints = make([]int64, slabLen)
+// next stores v in the next element of *arr, a new array of slabLen when
+// the last is used up, and returns the element's address.
+func next[T any](arr *[]T, v T) unsafe.Pointer {
+	if len(*arr) == 0 {
+		*arr = make([]T, slabLen)
 	}
-	p := &s.ints[0]
-	s.ints = s.ints[1:]
+	p := &(*arr)[0]
+	*arr = (*arr)[1:]
 	*p = v
-	return box(int64Type, unsafe.Pointer(p))
+	return unsafe.Pointer(p)
 }
+
+// Int64 returns any(v).
+func (s *Slab) Int64(v int64) any { return box(int64Type, next(&s.ints, v)) }
 
 // Int32 returns any(v).
-func (s *Slab) Int32(v int32) any {
-	if len(s.int32s) == 0 {
-		s.int32s = make([]int32, slabLen)
-	}
-	p := &s.int32s[0]
-	s.int32s = s.int32s[1:]
-	*p = v
-	return box(int32Type, unsafe.Pointer(p))
-}
+func (s *Slab) Int32(v int32) any { return box(int32Type, next(&s.int32s, v)) }
 
 // Float64 returns any(v).
-func (s *Slab) Float64(v float64) any {
-	if len(s.floats) == 0 {
-		s.floats = make([]float64, slabLen)
-	}
-	p := &s.floats[0]
-	s.floats = s.floats[1:]
-	*p = v
-	return box(float64Type, unsafe.Pointer(p))
-}
+func (s *Slab) Float64(v float64) any { return box(float64Type, next(&s.floats, v)) }
 
 // String returns any(string(b)): a copy of b, whose bytes share an array
 // with other short strings of the slab.
 func (s *Slab) String(b []byte) any {
-	if len(s.strs) == 0 {
-		s.strs = make([]string, slabLen)
-	}
-	p := &s.strs[0]
-	s.strs = s.strs[1:]
+	var str string
 	switch {
 	case len(b) == 0:
-		*p = ""
 	case len(b) > maxShared:
-		*p = string(b)
+		str = string(b)
 	default:
 		if len(s.strData) < len(b) {
 			s.strData = make([]byte, sharedBytes)
 		}
 		n := copy(s.strData, b)
-		*p = unsafe.String(&s.strData[0], n)
+		str = unsafe.String(&s.strData[0], n)
 		s.strData = s.strData[n:]
 	}
-	return box(stringType, unsafe.Pointer(p))
+	return box(stringType, next(&s.strs, str))
 }
