@@ -686,10 +686,11 @@ func (w *KeyValueWriter) preempt(writing *kvBucket) *kvBucket {
 // as Java counts the bytes of its binary rows: the Go heap the change held
 // when buffers kept rows as given (a KeyValue, a pointer to it, the row's
 // slice and every boxed value, strings and byte slices with their bytes).
-// The encoded change a writeBuffer holds takes less, so the count still
-// bounds the buffers (and their spare arrays, bufferSpare) from above,
-// and flushes and spills happen where they did; the garbage collector's
-// headroom (GOGC) comes on top.
+// The encoded change a writeBuffer holds takes less (but for nested
+// values, counted at 32 bytes as before whatever they hold), so the count
+// still bounds the buffers and their spare arrays (bufferSpare) from
+// above, and flushes and spills happen where they did; the garbage
+// collector's headroom (GOGC) comes on top.
 func estimateRow(row []any) int64 {
 	n := int64(48 + 8 + roundAlloc(16*len(row)))
 	for _, v := range row {
