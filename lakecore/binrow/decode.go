@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -47,25 +48,68 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
 }
 
+// DecodeInto is Decode into dst, which must have len(fieldTypes) values,
+// boxing the top-level INT, BIGINT, DOUBLE and string values from slab:
+// for callers that decode many rows.
+func DecodeInto(dst []any, fieldTypes []types.DataType, row []byte, slab *boxes.Slab) error {
+	if len(dst) != len(fieldTypes) {
+		return fmt.Errorf("decode binary row: %d values for %d fields: %w", len(dst), len(fieldTypes), ErrArityMismatch)
+	}
+	if err := decodeRowInto(dst, fieldTypes, row, slab); err != nil {
+		return fmt.Errorf("decode binary row: %w", err)
+	}
+	return nil
+}
+
 func decodeRow(fieldTypes []types.DataType, sec []byte) ([]any, error) {
+	out := make([]any, len(fieldTypes))
+	if err := decodeRowInto(out, fieldTypes, sec, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeRowInto decodes a row into out, boxing from slab unless it is nil.
+func decodeRowInto(out []any, fieldTypes []types.DataType, sec []byte, slab *boxes.Slab) error {
 	nb := nullBitsSize(len(fieldTypes))
 	fixed := nb + 8*len(fieldTypes)
 	if len(sec) < fixed {
-		return nil, corrupt("row of %d bytes, its %d fields need a fixed part of %d", len(sec), len(fieldTypes), fixed)
+		return corrupt("row of %d bytes, its %d fields need a fixed part of %d", len(sec), len(fieldTypes), fixed)
 	}
-	out := make([]any, len(fieldTypes))
 	for i, t := range fieldTypes {
 		bit := i + 8
 		if sec[bit>>3]&(1<<(bit&7)) != 0 {
+			out[i] = nil
 			continue
 		}
-		v, err := readValue(sec, nb+8*i, t)
+		slot := nb + 8*i
+		if slab != nil {
+			switch t.Kind {
+			case types.KindInt:
+				out[i] = slab.Int32(int32(binary.LittleEndian.Uint32(sec[slot:])))
+				continue
+			case types.KindBigInt:
+				out[i] = slab.Int64(int64(getLong(sec, slot)))
+				continue
+			case types.KindDouble:
+				out[i] = slab.Float64(math.Float64frombits(getLong(sec, slot)))
+				continue
+			case types.KindChar, types.KindVarChar:
+				b, err := readBytes(sec, slot)
+				if err != nil {
+					return fmt.Errorf("field %d (%s): %w", i, t, err)
+				}
+				out[i] = slab.String(b)
+				continue
+			}
+		}
+		v, err := readValue(sec, slot, t)
 		if err != nil {
-			return nil, fmt.Errorf("field %d (%s): %w", i, t, err)
+			return fmt.Errorf("field %d (%s): %w", i, t, err)
 		}
 		out[i] = v
 	}
-	return out, nil
+	return nil
 }
 
 func decodeArray(elem types.DataType, sec []byte) ([]any, error) {

@@ -70,11 +70,37 @@ func Encode(fieldTypes []types.DataType, values []any) ([]byte, error) {
 		return nil, fmt.Errorf("encode binary row: %d values for %d fields: %w",
 			len(values), len(fieldTypes), ErrArityMismatch)
 	}
-	row, err := encodeRow(fieldTypes, values)
+	row, err := encodeRow(nil, fieldTypes, values)
 	if err != nil {
 		return nil, fmt.Errorf("encode binary row: %w", err)
 	}
 	return row, nil
+}
+
+// EncodeTo is Encode into buf's space: it returns buf[:0] with the row's
+// bytes appended, reallocated only when they do not fit. The caller must
+// not keep a previous result it passes as buf.
+func EncodeTo(buf []byte, fieldTypes []types.DataType, values []any) ([]byte, error) {
+	if len(values) != len(fieldTypes) {
+		return buf[:0], fmt.Errorf("encode binary row: %d values for %d fields: %w",
+			len(values), len(fieldTypes), ErrArityMismatch)
+	}
+	row, err := encodeRow(buf[:0], fieldTypes, values)
+	if err != nil {
+		return buf[:0], fmt.Errorf("encode binary row: %w", err)
+	}
+	return row, nil
+}
+
+// SerializeTo is Serialize into dst's space, with scratch for the row (see
+// EncodeTo): it returns dst and scratch, both reused by the next call.
+func SerializeTo(dst, scratch []byte, fieldTypes []types.DataType, values []any) (out, row []byte, err error) {
+	row, err = EncodeTo(scratch, fieldTypes, values)
+	if err != nil {
+		return dst[:0], row, err
+	}
+	out = binary.BigEndian.AppendUint32(dst[:0], uint32(len(fieldTypes)))
+	return append(out, row...), row, nil
 }
 
 // Serialize returns Encode's bytes behind the 4-byte big-endian arity prefix:
@@ -132,10 +158,15 @@ func nullReserve(t types.DataType) int {
 	return 0
 }
 
-func encodeRow(fieldTypes []types.DataType, values []any) ([]byte, error) {
+// encodeRow encodes a row into buf's space (nil: a new slice).
+func encodeRow(buf []byte, fieldTypes []types.DataType, values []any) ([]byte, error) {
 	nb := nullBitsSize(len(fieldTypes))
 	fixed := nb + 8*len(fieldTypes)
-	buf := make([]byte, fixed, fixed+varEstimate(fieldTypes))
+	if buf == nil {
+		buf = make([]byte, fixed, fixed+varEstimate(fieldTypes))
+	} else {
+		buf = append(buf[:0], make([]byte, fixed)...)
+	}
 	for i, t := range fieldTypes {
 		slot := nb + 8*i
 		v := values[i]
@@ -342,7 +373,7 @@ func writeValue(buf []byte, slot int, t types.DataType, v any) ([]byte, error) {
 		if len(r) != len(t.Fields) {
 			return nil, fmt.Errorf("%w: ROW of %d fields given %d values", ErrInvalidValue, len(t.Fields), len(r))
 		}
-		nested, err := encodeRow(fieldTypesOf(t.Fields), r)
+		nested, err := encodeRow(nil, fieldTypesOf(t.Fields), r)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -39,6 +40,8 @@ type leafCursor struct {
 
 	dict     parquet.Dictionary // dictionary whose converted values are cached
 	dictVals []any
+	// slab boxes the commonest values (boxes: one allocation per many).
+	slab boxes.Slab
 }
 
 // start positions the cursor at the beginning of a new column chunk.
@@ -193,15 +196,15 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 		bits := data.Boolean()
 		return &boolSource{bits: bits, n: 8 * len(bits)}, nil
 	case kind == encoding.Int32:
-		return &int32Source{v: data.Int32(), conv: c.conv}, nil
+		return &int32Source{v: data.Int32(), conv: c.conv, slab: &c.slab}, nil
 	case kind == encoding.Int64:
-		return &int64Source{v: data.Int64(), conv: c.conv}, nil
+		return &int64Source{v: data.Int64(), conv: c.conv, slab: &c.slab}, nil
 	case kind == encoding.Int96 && c.conv.kind == cvTimestamp:
 		return &int96Source{v: data.Int96(), precision: c.conv.precision}, nil
 	case kind == encoding.Float:
 		return &floatSource{v: data.Float(), conv: c.conv.kind}, nil
 	case kind == encoding.Double:
-		return &doubleSource{v: data.Double(), conv: c.conv.kind}, nil
+		return &doubleSource{v: data.Double(), conv: c.conv.kind, slab: &c.slab}, nil
 	case kind == encoding.ByteArray:
 		b, off := data.ByteArray()
 		if len(off) == 0 {
@@ -214,7 +217,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 			}
 			prev = o
 		}
-		return &byteArraySource{data: b, offsets: off, conv: c.conv}, nil
+		return &byteArraySource{data: b, offsets: off, conv: c.conv, slab: &c.slab}, nil
 	case kind == encoding.FixedLenByteArray:
 		b, size := data.FixedLenByteArray()
 		if size <= 0 {
@@ -415,6 +418,7 @@ func (s *boolSource) get(i int) any { return s.bits[i>>3]>>(i&7)&1 != 0 }
 type int32Source struct {
 	v    []int32
 	conv leafConv
+	slab *boxes.Slab
 }
 
 func (s *int32Source) len() int { return len(s.v) }
@@ -422,7 +426,7 @@ func (s *int32Source) get(i int) any {
 	v := s.v[i]
 	switch s.conv.kind {
 	case cvInt32:
-		return v
+		return s.slab.Int32(v)
 	case cvInt8:
 		return int8(v)
 	case cvInt16:
@@ -444,6 +448,7 @@ func (s *int32Source) get(i int) any {
 type int64Source struct {
 	v    []int64
 	conv leafConv
+	slab *boxes.Slab
 }
 
 func (s *int64Source) len() int { return len(s.v) }
@@ -451,7 +456,7 @@ func (s *int64Source) get(i int) any {
 	v := s.v[i]
 	switch s.conv.kind {
 	case cvInt64:
-		return v
+		return s.slab.Int64(v)
 	case cvTimestamp:
 		return int64Timestamp(v, s.conv.unitNanos, s.conv.precision)
 	case cvInt32:
@@ -534,6 +539,7 @@ func (s *floatSource) get(i int) any {
 type doubleSource struct {
 	v    []float64
 	conv convKind
+	slab *boxes.Slab
 }
 
 func (s *doubleSource) len() int { return len(s.v) }
@@ -541,13 +547,14 @@ func (s *doubleSource) get(i int) any {
 	if s.conv == cvFloat32 {
 		return float32(s.v[i])
 	}
-	return s.v[i]
+	return s.slab.Float64(s.v[i])
 }
 
 type byteArraySource struct {
 	data    []byte
 	offsets []uint32
 	conv    leafConv
+	slab    *boxes.Slab
 }
 
 func (s *byteArraySource) len() int { return max(len(s.offsets)-1, 0) }
@@ -555,7 +562,7 @@ func (s *byteArraySource) get(i int) any {
 	b := s.data[s.offsets[i]:s.offsets[i+1]]
 	switch s.conv.kind {
 	case cvString:
-		return string(b)
+		return s.slab.String(b)
 	case cvDecimal:
 		return decimalFromBytes(b, s.conv.scale)
 	}

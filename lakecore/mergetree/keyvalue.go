@@ -73,3 +73,31 @@ func (o *RecordOrder) Key(value []any) []any {
 	}
 	return k
 }
+
+// RecordSlab hands out records and value rows from arrays of slabSize
+// records, for readers that make one record per row: two allocations per
+// slabSize records instead of two per record. A record handed out is the
+// caller's to keep (it keeps its slab alive); its Value has exactly the
+// width asked for and no room to grow into its neighbour's. The zero
+// value is ready for use; it is not safe for concurrent use.
+type RecordSlab struct {
+	recs []KeyValue
+	vals []any
+}
+
+const slabSize = 256
+
+// New returns a zeroed record whose Value has width nil values.
+func (s *RecordSlab) New(width int) *KeyValue {
+	if len(s.recs) == 0 {
+		s.recs = make([]KeyValue, slabSize)
+	}
+	if len(s.vals) < width {
+		s.vals = make([]any, slabSize*max(width, 1))
+	}
+	r := &s.recs[0]
+	s.recs = s.recs[1:]
+	r.Value = s.vals[:width:width]
+	s.vals = s.vals[width:]
+	return r
+}

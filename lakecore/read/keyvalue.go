@@ -372,6 +372,7 @@ type runReader struct {
 	batch  [][]any
 	file   string
 	level  int32
+	slab   mergetree.RecordSlab
 }
 
 func (w *runReader) Next(ctx context.Context) (*mergetree.KeyValue, error) {
@@ -388,7 +389,9 @@ func (w *runReader) Next(ctx context.Context) (*mergetree.KeyValue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &mergetree.KeyValue{Value: value, Seq: seq, Kind: kind, Level: w.level}, nil
+	r := w.slab.New(0)
+	r.Value, r.Seq, r.Kind, r.Level = value, seq, kind, w.level
+	return r, nil
 }
 
 func (w *runReader) Close() error { return w.it.Close() }

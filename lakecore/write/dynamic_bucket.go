@@ -221,6 +221,7 @@ func (d *dynamicBuckets) partition(ctx context.Context, partition []byte) (*part
 	if p, ok := d.parts[string(partition)]; ok {
 		return p, nil
 	}
+	partition = slices.Clone(partition) // the caller's may be reused
 	p := &partitionIndex{partition: partition, hash2Bucket: map[int32]int16{}, counts: map[int32]int64{}, buckets: map[int32]*bucketIndex{}}
 	var entries []manifest.IndexEntry
 	if d.restore != nil {

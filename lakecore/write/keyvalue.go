@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -188,6 +190,28 @@ type KeyValueWriter struct {
 	localDir string
 	spillBuf []byte
 	spills   spillCounters
+	// sort sorts write buffers, made on first use (sorter).
+	sort *mergetree.RecordSorter
+	// partBufs, keyBufs and checkBufs hold the partition, bucket key and
+	// primary key route encodes; mapKeyBuf the key bucketOf looks up.
+	partBufs, keyBufs, checkBufs keyBuffers
+	mapKeyBuf                    []byte
+	// rowBuf holds the value row Write encodes; floatFields are the
+	// fields that may hold a NaN encoding changes (writeBuffer.raw).
+	rowBuf      []byte
+	floatFields []int
+	// spare is what emptied write buffers leave for the next ones.
+	spare bufferSpare
+	// unpartitioned caches the buckets of a fixed-bucket table without
+	// partition keys by bucket number (route), emptyPartition is their
+	// partition; nil for other tables. A bucket deleted from buckets is
+	// cleared here too (forgetBucket).
+	unpartitioned  []*kvBucket
+	emptyPartition []byte
+	// slab makes the records a flush decodes, boxes their values and the
+	// sequence numbers of written records.
+	slab  mergetree.RecordSlab
+	boxes boxes.Slab
 }
 
 // FileRestorer returns the live files of a (partition, bucket) of a
@@ -203,7 +227,7 @@ type kvBucket struct {
 	bucket    int32
 	dir       string
 	seq       int64 // next sequence number
-	buf       []*mergetree.KeyValue
+	buf       writeBuffer
 	bufBytes  int64
 	done      []manifest.DataFileMeta
 	// files are the bucket's live files as this writer knows them: the
@@ -326,6 +350,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))
 		}
 	}
+	w.spare.max = int(min(w.bufferSize/4, math.MaxInt32))
 	if w.spill, err = spillConfigFromSchema(opts); err != nil {
 		return fail(err)
 	}
@@ -365,6 +390,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	lo.Now = w.o.Now
 	w.lookups, w.ownLookups = NewLookupCache(lo), true
 	w.valueTypes = typesOf(s.Fields)
+	w.floatFields = floatFields(s.Fields)
 	w.codec = &lookupCodec{schemaID: s.ID, keyIdx: w.keyIdx, keyTypes: w.keyTypes, valueTypes: w.valueTypes}
 	if dedup, err := opts.ChangelogRowDeduplicate(); err != nil {
 		return fail(err)
@@ -388,6 +414,12 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 		// put known keys in new buckets.
 		w.dyn = newDynamicBuckets(fio, tablePath, target, maxBuckets, inDataDir, w.bucketDir)
 		w.dyn.restore = LatestIndexRestorer(fio, tablePath)
+	}
+	if w.numBuckets > 0 && len(w.partFields) == 0 {
+		w.unpartitioned = make([]*kvBucket, w.numBuckets)
+		if w.emptyPartition, err = binrow.Serialize(nil, nil); err != nil {
+			return fail(err)
+		}
 	}
 	writeOnly, err := opts.WriteOnly()
 	if err != nil {
@@ -539,16 +571,20 @@ func (w *KeyValueWriter) SetSequenceFloor(floor SequenceRestorer) { w.floor = fl
 // to the write buffer of its partition and bucket and gives it the next
 // sequence number of that bucket. A change dropped by the row-kind rules
 // (ignore-delete, ignore-update-before, -U of deduplicate tables) is
-// accepted and not written. A row whose key columns do not fit fails alone
-// with ErrInvalidRow naming the field, and so does a -U or -D of a
+// accepted and not written. A row whose key columns do not fit, or with a
+// value of the wrong Go type for its field, fails alone with ErrInvalidRow
+// naming the field, and so does a -U or -D of a
 // first-row table without ignore-delete (wrapping
 // mergetree.ErrRetractNotAccepted). A -U or -D of a deduplicate table
 // needs only its key columns: NULL in a NOT NULL column is written as the
 // type's zero value (types.ZeroValue), which no reader of a retract looks
 // at; partial-update and aggregation read a retract's values, so there
-// NOT NULL columns need values. The writer keeps row until its buffer is
-// flushed: the caller must not modify it after the call. Storage failures
-// wrap ErrWriterFailed.
+// NOT NULL columns need values. The buffer keeps the row encoded (as a
+// BinaryRow; see writeBuffer), but may keep row itself until its buffer is
+// flushed: the caller must not modify it after the call. Values that
+// encode but do not fit their Parquet column (invalid UTF-8, a string over
+// its VARCHAR length) fail the flush. Storage failures wrap
+// ErrWriterFailed.
 func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) error {
 	if w.failed != nil {
 		return w.failed
@@ -597,7 +633,23 @@ func (w *KeyValueWriter) Write(ctx context.Context, kind kv.RowKind, row []any) 
 	if err != nil {
 		return err
 	}
-	b.buf = append(b.buf, &mergetree.KeyValue{Value: row, Seq: b.seq, Kind: kind})
+	if w.rowBuf, err = binrow.EncodeTo(w.rowBuf, w.valueTypes, row); err != nil {
+		for j, f := range w.schema.Fields {
+			if _, ferr := binrow.Encode(w.valueTypes[j:j+1], row[j:j+1]); ferr != nil {
+				return fmt.Errorf("write to %s: %w: field %q: %w", w.dataDir, ErrInvalidRow, f.Name, ferr)
+			}
+		}
+		return fmt.Errorf("write to %s: %w: %w", w.dataDir, ErrInvalidRow, err)
+	}
+	var raw []any
+	for _, j := range w.floatFields {
+		if oddNaN(row[j]) {
+			raw = row
+			break
+		}
+	}
+	prefix, whole := mergetree.KeyPrefix(row[w.keyIdx[0]])
+	b.buf.add(w.rowBuf, raw, prefix, whole, b.seq, kind, &w.spare)
 	b.seq++
 	n := estimateRow(row)
 	b.bufBytes += n
@@ -630,10 +682,14 @@ func (w *KeyValueWriter) preempt(writing *kvBucket) *kvBucket {
 	return victim
 }
 
-// estimateRow is the Go heap a buffered change holds: its KeyValue, the
-// pointer to it in the buffer, the row's slice and every boxed value
-// (strings and byte slices with their bytes). It is what write-buffer-size
-// bounds, as Java bounds the bytes of its binary rows; the garbage
+// estimateRow is what a buffered change counts against write-buffer-size,
+// as Java counts the bytes of its binary rows: the Go heap the change held
+// when buffers kept rows as given (a KeyValue, a pointer to it, the row's
+// slice and every boxed value, strings and byte slices with their bytes).
+// The encoded change a writeBuffer holds takes less (but for nested
+// values, counted at 32 bytes as before whatever they hold), so the count
+// still bounds the buffers and their spare arrays (bufferSpare) from
+// above, and flushes and spills happen where they did; the garbage
 // collector's headroom (GOGC) comes on top.
 func estimateRow(row []any) int64 {
 	n := int64(48 + 8 + roundAlloc(16*len(row)))
@@ -663,17 +719,39 @@ func estimateRow(row []any) int64 {
 // Go's size classes roughly do.
 func roundAlloc(n int) int64 { return int64((n + 15) &^ 15) }
 
+// route returns the buffer of row's partition and bucket. The partition
+// and key bytes it encodes live in the writer's reused buffers.
 func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error) {
-	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true)
+	if w.unpartitioned != nil {
+		key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false, &w.keyBufs)
+		if err != nil {
+			return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
+		}
+		if w.checkKey {
+			if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false, &w.checkBufs); err != nil {
+				return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
+			}
+		}
+		bucket := binrow.Bucket(key, w.numBuckets)
+		if b := w.unpartitioned[bucket]; b != nil {
+			return b, nil
+		}
+		b, err := w.bucketOf(ctx, w.emptyPartition, int32(bucket))
+		if err == nil {
+			w.unpartitioned[bucket] = b
+		}
+		return b, err
+	}
+	part, err := encodeFields(w.partFields, w.partIdx, w.partTypes, row, w.scratch[:len(w.partFields)], true, &w.partBufs)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: partition %w", w.dataDir, ErrInvalidRow, err)
 	}
-	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false)
+	key, err := encodeFields(w.bktFields, w.bktIdx, w.bktTypes, row, w.scratch[:len(w.bktFields)], false, &w.keyBufs)
 	if err != nil {
 		return nil, fmt.Errorf("write to %s: %w: bucket key %w", w.dataDir, ErrInvalidRow, err)
 	}
 	if w.checkKey { // the key must encode, or the file's _MIN_KEY could not
-		if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false); err != nil {
+		if _, err := encodeFields(w.keyFields, w.keyIdx, w.keyTypes, row, w.scratch[:len(w.keyIdx)], false, &w.checkBufs); err != nil {
 			return nil, fmt.Errorf("write to %s: %w: primary key %w", w.dataDir, ErrInvalidRow, err)
 		}
 	}
@@ -685,6 +763,14 @@ func (w *KeyValueWriter) route(ctx context.Context, row []any) (*kvBucket, error
 		return w.bucketOf(ctx, part, bucket)
 	}
 	return w.bucketOf(ctx, part, int32(binrow.Bucket(key, w.numBuckets)))
+}
+
+// forgetBucket drops b from the writer's buckets.
+func (w *KeyValueWriter) forgetBucket(b *kvBucket) {
+	delete(w.buckets, b.mapKey)
+	if w.unpartitioned != nil && w.unpartitioned[b.bucket] == b {
+		w.unpartitioned[b.bucket] = nil
+	}
 }
 
 // bucketDir is the directory of the files of (partition, bucket).
@@ -707,10 +793,13 @@ func (w *KeyValueWriter) bucketDir(part []byte, bucket int32) (string, error) {
 // bucketOf returns the buffer of (partition, bucket), restoring its files
 // on first use.
 func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32) (*kvBucket, error) {
-	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
-	if b, ok := w.buckets[mk]; ok {
+	// The map key of bucketKey.mapKey, looked up without making a string.
+	w.mapKeyBuf = append(append(w.mapKeyBuf[:0], part...), byte(bucket>>24), byte(bucket>>16), byte(bucket>>8), byte(bucket))
+	if b, ok := w.buckets[string(w.mapKeyBuf)]; ok {
 		return b, nil
 	}
+	part = slices.Clone(part) // route's buffer
+	mk := bucketKey{partition: string(part), bucket: bucket}.mapKey()
 	dir, err := w.bucketDir(part, bucket)
 	if err != nil {
 		return nil, err
@@ -749,19 +838,21 @@ func (w *KeyValueWriter) bucketOf(ctx context.Context, part []byte, bucket int32
 // flush sorts and merges the buffer of b, with its spilled runs, and
 // writes it as level-0 files (MergeTreeWriter.flushWriteBuffer).
 func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
-	if len(b.buf) == 0 && len(b.runs) == 0 {
+	if b.buf.len() == 0 && len(b.runs) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(b.buf, w.engine.Order.Compare)
-	var src mergetree.RecordReader = &sliceRecords{recs: b.buf}
+	src, err := w.sorted(&b.buf, true)
+	if err != nil {
+		return err
+	}
 	if len(b.runs) > 0 {
-		m, err := w.mergedRecords(b)
+		m, err := w.mergedRecords(b, src)
 		if err != nil {
 			return err
 		}
 		src = m
 	}
-	err := w.writeSorted(ctx, b, src)
+	err = w.writeSorted(ctx, b, src)
 	if cerr := w.closeRuns(src); err == nil {
 		err = cerr
 	}
@@ -771,6 +862,14 @@ func (w *KeyValueWriter) flush(ctx context.Context, b *kvBucket) error {
 	w.dropRuns(b)
 	w.releaseBuffer(b)
 	return nil
+}
+
+// sorter returns the writer's sorter of write buffers.
+func (w *KeyValueWriter) sorter() *mergetree.RecordSorter {
+	if w.sort == nil {
+		w.sort = mergetree.NewRecordSorter(&w.engine.Order)
+	}
+	return w.sort
 }
 
 // writeSorted writes the records of src, sorted in the buffer's order, as
@@ -842,9 +941,9 @@ func (w *KeyValueWriter) writeSorted(ctx context.Context, b *kvBucket, src merge
 
 // releaseBuffer empties the buffer of b.
 func (w *KeyValueWriter) releaseBuffer(b *kvBucket) {
-	clear(b.buf)
+	b.buf.reset(&w.spare)
 	w.buffered -= b.bufBytes
-	b.buf, b.bufBytes = b.buf[:0], 0
+	b.bufBytes = 0
 }
 
 // rollingFiles writes records into KeyValue files of one bucket, prefix,
@@ -943,7 +1042,7 @@ func (f *kvFile) write(w *KeyValueWriter, r *mergetree.KeyValue) error {
 	for i, j := range w.keyIdx {
 		f.row[i] = r.Value[j]
 	}
-	f.row[k], f.row[k+1] = r.Seq, int8(r.Kind)
+	f.row[k], f.row[k+1] = w.boxes.Int64(r.Seq), int8(r.Kind)
 	copy(f.row[k+2:], r.Value)
 	if err := f.w.Write(f.row); err != nil {
 		if errors.Is(err, datafile.ErrInvalidValue) {
@@ -1081,7 +1180,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 	var msgs []commit.Message
 	kept := w.order[:0]
 	for _, b := range w.order {
-		active := len(b.buf) > 0 || len(b.runs) > 0 || len(b.done) > 0
+		active := b.buf.len() > 0 || len(b.runs) > 0 || len(b.done) > 0
 		if err := w.flush(ctx, b); err != nil {
 			return nil, w.fail(err)
 		}
@@ -1104,7 +1203,7 @@ func (w *KeyValueWriter) Prepare(ctx context.Context) ([]commit.Message, error) 
 			kept = append(kept, b)
 			continue
 		}
-		delete(w.buckets, b.mapKey)
+		w.forgetBucket(b)
 		w.nextSeq[b.mapKey] = b.seq
 		w.dropLookup(b, true)
 	}
@@ -1135,11 +1234,12 @@ func (w *KeyValueWriter) Abort(ctx context.Context) error {
 	var first error
 	w.buffered = 0
 	for _, b := range w.order {
-		b.buf, b.bufBytes, b.done = nil, 0, nil
+		b.buf.reset(&w.spare)
+		b.bufBytes, b.done = 0, nil
 		w.dropRuns(b)
 		b.compactBefore, b.compactAfter, b.changelog, b.compactChangelog = nil, nil, nil, nil
-		w.dropLookup(b, false)      // it may hold files written since the last Prepare, now deleted
-		delete(w.buckets, b.mapKey) // restore its files again: they may have changed
+		w.dropLookup(b, false) // it may hold files written since the last Prepare, now deleted
+		w.forgetBucket(b)      // restore its files again: they may have changed
 	}
 	w.order = nil
 	if w.dyn != nil {

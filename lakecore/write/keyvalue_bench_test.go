@@ -459,3 +459,88 @@ func BenchmarkCompactLookupRuns(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeyValueUpserts is the lakecore side of the interop
+// TestPKUpsertBenchVsJava (tests/interop/pk_bench_test.go), in process for
+// profiling: PK_UPSERT_ROWS changes (default 1,000,000; 20 % of them
+// update an earlier key, drawn by the same LCG as Java's pk-upsert-bench)
+// into a deduplicate table (id BIGINT, a BIGINT, b STRING, c DOUBLE;
+// bucket = 4) in 10 commits, with inline universal compaction. One
+// variant per write-buffer-spillable value.
+//
+//	go test ./lakecore/write -run '^$' -bench KeyValueUpserts -benchtime=1x -cpuprofile cpu.out
+func BenchmarkKeyValueUpserts(b *testing.B) {
+	total := int64(envRows(b, "PK_UPSERT_ROWS", 1_000_000))
+	for _, spill := range []string{"true", "false"} {
+		b.Run("spillable="+spill, func(b *testing.B) {
+			for b.Loop() {
+				benchUpsertCommits(b, total, map[string]string{"bucket": "4", "write-buffer-spillable": spill})
+			}
+		})
+	}
+}
+
+// benchUpsertCommits writes pk-upsert-bench's changes (see
+// BenchmarkKeyValueUpserts) in 10 commits and reports the rates.
+func benchUpsertCommits(b *testing.B, total int64, options map[string]string) {
+	const commits = 10
+	ctx := context.Background()
+	fio, err := storage.NewLocal(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+		Fields:      []types.DataField{f("id", types.BigIntType()), f("a", types.BigIntType()), f("b", types.StringType()), f("c", types.DoubleType())},
+		PrimaryKeys: []string{"id"},
+		Options:     options,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	committer := tbl.NewCommitter("bench")
+	runtime.GC()
+	start, cpu := time.Now(), cpuTime()
+	state := uint64(42) // PkUpsertBench.Lcg
+	next := func(bound uint64) uint64 {
+		state = state*6364136223846793005 + 1442695040888963407
+		return (state >> 33) % bound
+	}
+	var nextKey uint64
+	perCommit := max(1, total/commits)
+	var w *write.KeyValueWriter
+	var id int64
+	for i := range total {
+		if w == nil {
+			if w, err = tbl.NewKeyValueWriter(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var k uint64
+		if nextKey > 0 && next(1_000_000) < 200_000 {
+			k = next(nextKey)
+		} else {
+			k = nextKey
+			nextKey++
+		}
+		if err := w.Write(ctx, kv.Insert, []any{int64(k), i * 7, "value-" + strconv.FormatInt(i, 10), float64(i) * 0.5}); err != nil {
+			b.Fatal(err)
+		}
+		if (i+1)%perCommit == 0 || i == total-1 {
+			msgs, err := w.Prepare(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			id++
+			if _, err := committer.Commit(ctx, id, msgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(total)/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(total)/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(cpu.Seconds(), "cpu-s")
+}

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -93,11 +94,14 @@ func (w *KeyValueWriter) relieve(ctx context.Context, b *kvBucket) error {
 
 // spillBuffer sorts the buffer of b and writes it as a new run.
 func (w *KeyValueWriter) spillBuffer(b *kvBucket) error {
-	if len(b.buf) == 0 {
+	if b.buf.len() == 0 {
 		return nil
 	}
-	slices.SortFunc(b.buf, w.engine.Order.Compare)
-	run, err := w.writeRun(b, &sliceRecords{recs: b.buf})
+	src, err := w.sorted(&b.buf, false)
+	if err != nil {
+		return err
+	}
+	run, err := w.writeRun(b, src)
 	if err != nil {
 		return err
 	}
@@ -125,6 +129,19 @@ func (w *KeyValueWriter) writeRun(b *kvBucket, src mergetree.RecordReader) (spil
 	if err != nil {
 		return fail(err)
 	}
+	if br, ok := src.(*bufferRecords); ok {
+		// The buffer's rows are encoded already, as appendRecord encodes.
+		for i := range br.b.entries {
+			e := &br.b.entries[i]
+			w.spillBuf = append(append(w.spillBuf[:0], br.b.row(e)...), 0, 0, 0, 0, 0, 0, 0, 0, byte(e.kind))
+			binary.LittleEndian.PutUint64(w.spillBuf[e.n:], uint64(e.seq))
+			if err := out.Add(w.spillBuf); err != nil {
+				out.Abort()
+				return fail(err)
+			}
+		}
+		src = eofRecords{}
+	}
 	ctx := context.Background() // the sources read local files only
 	for {
 		r, err := src.Next(ctx)
@@ -148,11 +165,11 @@ func (w *KeyValueWriter) writeRun(b *kvBucket, src mergetree.RecordReader) (spil
 	return spillRun{path: p, size: out.Size(), records: out.Records()}, nil
 }
 
-// mergedRecords returns every record of b's runs and of its buffer, sorted
-// in memory, in the buffer's order, merging the runs down to
+// mergedRecords returns every record of b's runs and of its buffer (mem,
+// sorted in memory), in the buffer's order, merging the runs down to
 // local-sort.max-num-file-handles first. Closing it closes the runs it
 // reads; dropRuns deletes them.
-func (w *KeyValueWriter) mergedRecords(b *kvBucket) (mergetree.RecordReader, error) {
+func (w *KeyValueWriter) mergedRecords(b *kvBucket, mem mergetree.RecordReader) (mergetree.RecordReader, error) {
 	for len(b.runs) > w.spill.maxFan {
 		if err := w.mergePass(b); err != nil {
 			return nil, err
@@ -162,8 +179,8 @@ func (w *KeyValueWriter) mergedRecords(b *kvBucket) (mergetree.RecordReader, err
 	if err != nil {
 		return nil, err
 	}
-	if len(b.buf) > 0 {
-		readers = append(readers, &sliceRecords{recs: b.buf})
+	if b.buf.len() > 0 {
+		readers = append(readers, mem)
 	}
 	return mergetree.NewRecordMerger(&w.engine.Order, readers), nil
 }
@@ -281,6 +298,12 @@ func (r *runRecords) Close() error {
 	r.w.spills.open--
 	return r.f.Close()
 }
+
+// eofRecords has no records.
+type eofRecords struct{}
+
+func (eofRecords) Next(context.Context) (*mergetree.KeyValue, error) { return nil, io.EOF }
+func (eofRecords) Close() error                                      { return nil }
 
 // sliceRecords reads the records of a sorted buffer.
 type sliceRecords struct {

@@ -427,13 +427,18 @@ func (w *TableWriter) encodeKey(fields []types.DataField, idx []int, row []any, 
 	if !serialize {
 		ts = w.bucketTypes
 	}
-	return encodeFields(fields, idx, ts, row, w.keyVals[:len(fields)], serialize)
+	return encodeFields(fields, idx, ts, row, w.keyVals[:len(fields)], serialize, nil)
 }
 
+// keyBuffers are the reused buffers of encodeFields: a result in them is
+// valid until the next call with the same keyBuffers.
+type keyBuffers struct{ out, row []byte }
+
 // encodeFields serializes (partition) or encodes (bucket key) the fields
-// idx of row as ts, using vals (len(fields)) as scratch. Only when that
-// fails is each field encoded alone, to name the one that does not fit.
-func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row []any, vals []any, serialize bool) ([]byte, error) {
+// idx of row as ts, using vals (len(fields)) as scratch, into bufs (nil:
+// new bytes). Only when that fails is each field encoded alone, to name
+// the one that does not fit.
+func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row []any, vals []any, serialize bool, bufs *keyBuffers) ([]byte, error) {
 	for i, f := range fields {
 		vals[i] = row[idx[i]]
 		if vals[i] == nil && !f.Type.Nullable {
@@ -442,9 +447,16 @@ func encodeFields(fields []types.DataField, idx []int, ts []types.DataType, row 
 	}
 	var b []byte
 	var err error
-	if serialize {
+	switch {
+	case bufs != nil && serialize:
+		bufs.out, bufs.row, err = binrow.SerializeTo(bufs.out, bufs.row, ts, vals)
+		b = bufs.out
+	case bufs != nil:
+		bufs.out, err = binrow.EncodeTo(bufs.out, ts, vals)
+		b = bufs.out
+	case serialize:
 		b, err = binrow.Serialize(ts, vals)
-	} else {
+	default:
 		b, err = binrow.Encode(ts, vals)
 	}
 	if err == nil {

@@ -1,0 +1,96 @@
+// Package boxes puts decoded values into interfaces (any) from slabs:
+// converting an int64, a float64 or a string to any allocates its value on
+// the heap, once per value, which dominates the allocations of readers that
+// produce rows of any (a Parquet column, a BinaryRow). A Slab stores the
+// values of many conversions in one array and makes each interface point
+// at its element, as the runtime's conversion points at its own
+// allocation: the interfaces are ordinary values, compare and convert back
+// as any other, and keep their slab alive as long as they live.
+//
+// A Slab never writes an element twice, so no interface it made changes.
+// It relies on the layout of an empty interface (a type word, then a
+// pointer to the value for types that are not pointer-shaped), which
+// reflect and the runtime share and which has not changed since Go 1.4.
+package boxes
+
+import "unsafe"
+
+// slabLen is the values of one slab array; strings of up to maxShared
+// bytes share byte arrays of sharedBytes.
+const (
+	slabLen     = 128
+	sharedBytes = 4096
+	maxShared   = 256
+)
+
+// eface is the layout of an empty interface.
+type eface struct {
+	typ  unsafe.Pointer
+	data unsafe.Pointer
+}
+
+func typeOf(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
+
+var (
+	int64Type   = typeOf(int64(0))
+	int32Type   = typeOf(int32(0))
+	float64Type = typeOf(float64(0))
+	stringType  = typeOf("")
+)
+
+// Slab makes interfaces from slab arrays. The zero value is ready for
+// use; it is not safe for concurrent use.
+type Slab struct {
+	ints    []int64
+	int32s  []int32
+	floats  []float64
+	strs    []string
+	strData []byte
+}
+
+func box(typ, data unsafe.Pointer) any {
+	var v any
+	e := (*eface)(unsafe.Pointer(&v))
+	e.typ, e.data = typ, data
+	return v
+}
+
+// next stores v in the next element of *arr, a new array of slabLen when
+// the last is used up, and returns the element's address.
+func next[T any](arr *[]T, v T) unsafe.Pointer {
+	if len(*arr) == 0 {
+		*arr = make([]T, slabLen)
+	}
+	p := &(*arr)[0]
+	*arr = (*arr)[1:]
+	*p = v
+	return unsafe.Pointer(p)
+}
+
+// Int64 returns any(v).
+func (s *Slab) Int64(v int64) any { return box(int64Type, next(&s.ints, v)) }
+
+// Int32 returns any(v).
+func (s *Slab) Int32(v int32) any { return box(int32Type, next(&s.int32s, v)) }
+
+// Float64 returns any(v).
+func (s *Slab) Float64(v float64) any { return box(float64Type, next(&s.floats, v)) }
+
+// String returns any(string(b)): a copy of b, whose bytes share an array
+// with other short strings of the slab.
+func (s *Slab) String(b []byte) any {
+	var str string
+	switch {
+	case len(b) == 0:
+	case len(b) > maxShared:
+		str = string(b)
+	default:
+		if len(s.strData) < len(b) {
+			s.strData = make([]byte, sharedBytes)
+		}
+		n := copy(s.strData, b)
+		str = unsafe.String(&s.strData[0], n)
+		s.strData = s.strData[n:]
+	}
+	return box(stringType, next(&s.strs, str))
+}
