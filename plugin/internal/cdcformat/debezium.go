@@ -133,7 +133,9 @@ func (c *schemaCache) get(raw json.RawMessage) (*dbzSchema, error) {
 	}
 	if c != nil {
 		c.mu.Lock()
-		c.raw, c.parsed = raw, s
+		// a copy: the caller may reuse its buffer (a fuzzer does), and a
+		// changed key would hand a later message a stale schema
+		c.raw, c.parsed = bytes.Clone(raw), s
 		c.mu.Unlock()
 	}
 	return s, nil
