@@ -25,9 +25,22 @@ import (
 // paimon-flink-2.0 2.0.0, one JVM for the whole run. Each warehouse is a
 // Paimon catalog there; statements name tables database.table.
 
-// flinkRead is oracleRead for Flink: the query flinkQuery makes.
+// flinkRead is oracleRead for Flink: the query flinkQuery makes, with the
+// table's latest columns read by lakecore when there is a filter.
 func flinkRead(engine string, ref tableRef, o readOpts) ([]string, error) {
-	q, err := flinkQuery(ref, o)
+	var fields []types.DataField
+	if o.filter != "" {
+		cat, err := lakecore.OpenCatalog(context.Background(), ref.warehouse, storage.S3Config{})
+		if err != nil {
+			return nil, err
+		}
+		tb, err := cat.OpenTable(context.Background(), ref.db, ref.table)
+		if err != nil {
+			return nil, err
+		}
+		fields = tb.Schema().Fields
+	}
+	q, err := flinkQuery(ref, o, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +51,9 @@ func flinkRead(engine string, ref tableRef, o readOpts) ([]string, error) {
 
 // flinkQuery is the SELECT * of ref an oracle read is in Flink SQL: at a
 // snapshot with the scan.snapshot-id hint (time travel), filtered by the
-// --filter expression turned into SQL (sqlFilter).
-func flinkQuery(ref tableRef, o readOpts) (string, error) {
+// --filter expression turned into SQL on the table's columns fields
+// (sqlFilter).
+func flinkQuery(ref tableRef, o readOpts, fields []types.DataField) (string, error) {
 	q := "SELECT * FROM " + sqlName(ref)
 	if o.snapshot > 0 {
 		q += fmt.Sprintf(" /*+ OPTIONS('scan.snapshot-id'='%d') */", o.snapshot)
@@ -47,15 +61,7 @@ func flinkQuery(ref tableRef, o readOpts) (string, error) {
 	if o.filter == "" {
 		return q, nil
 	}
-	cat, err := lakecore.OpenCatalog(context.Background(), ref.warehouse, storage.S3Config{})
-	if err != nil {
-		return "", err
-	}
-	tb, err := cat.OpenTable(context.Background(), ref.db, ref.table)
-	if err != nil {
-		return "", err
-	}
-	where, err := sqlFilter(o.filter, tb.Schema().Fields)
+	where, err := sqlFilter(o.filter, fields)
 	if err != nil {
 		return "", err
 	}
@@ -63,12 +69,13 @@ func flinkQuery(ref tableRef, o readOpts) (string, error) {
 }
 
 // readQuery is the SQL query of an oracle read for the failure message:
-// Flink's, "" for the oracles that read through an API.
-func readQuery(reader string, ref tableRef, o readOpts) string {
+// Flink's (fields are the table's latest columns, for a filter), "" for
+// the oracles that read through an API.
+func readQuery(reader string, ref tableRef, o readOpts, fields []types.DataField) string {
 	if !slices.Contains(flinkEngines, reader) {
 		return ""
 	}
-	q, err := flinkQuery(ref, o)
+	q, err := flinkQuery(ref, o, fields)
 	if err != nil {
 		return "(" + err.Error() + ")"
 	}
@@ -252,6 +259,30 @@ func appendCommit(k int) []json.RawMessage {
 	return rows
 }
 
+// appendSpec is the streamed append tables' spec: (id, pt, v) partitioned
+// by pt, with options, and commits 1-3 of appendCommit.
+func appendSpec(options map[string]string) *specFile {
+	s := &specFile{Schema: []specField{{"id", "INT"}, {"pt", "STRING"}, {"v", "STRING"}}, PartitionKeys: []string{"pt"}, Options: options}
+	for k := 1; k <= 3; k++ {
+		s.Commits = append(s.Commits, appendStep(appendCommit(k)...))
+	}
+	return s
+}
+
+// appendCommitLines is the canonical rows of appendCommit(k) in g's table.
+func appendCommitLines(t *testing.T, g *goTable, k int) []string {
+	t.Helper()
+	rows, err := g.parseRows(appendCommit(k))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := canonicalRows(g.fields, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
 // TestFlinkStreamsAppendTable has Flink SQL tail an append table that
 // lakecore commits to, in every scan mode a streaming read of an append
 // table has: each commit's rows arrive whole, in commit order, once, and
@@ -260,13 +291,6 @@ func TestFlinkStreamsAppendTable(t *testing.T) { forFlinkEngines(t, testFlinkStr
 
 func testFlinkStreamsAppendTable(t *testing.T, engine string) {
 	wh := t.TempDir()
-	spec := func() *specFile {
-		s := &specFile{Schema: []specField{{"id", "INT"}, {"pt", "STRING"}, {"v", "STRING"}}, PartitionKeys: []string{"pt"}}
-		for k := 1; k <= 3; k++ {
-			s.Commits = append(s.Commits, appendStep(appendCommit(k)...))
-		}
-		return s
-	}
 	for _, tc := range []struct {
 		mode  string
 		hint  func(g *goTable) string // the OPTIONS of the mode
@@ -287,19 +311,11 @@ func testFlinkStreamsAppendTable(t *testing.T, engine string) {
 		t.Run(tc.mode, func(t *testing.T) {
 			ctx := ctxT(t)
 			name := "stream_" + strings.ReplaceAll(tc.mode, "-", "_")
-			s := spec()
-			g := runGoSpec(t, wh, name, s)
+			g := runGoSpec(t, wh, name, appendSpec(nil))
 			commitOf := map[string]int{} // canonical row -> its commit
 			commitRows := map[int][]string{}
 			addCommit := func(k int) {
-				rows, err := g.parseRows(appendCommit(k))
-				if err != nil {
-					t.Fatal(err)
-				}
-				lines, err := canonicalRows(g.fields, rows)
-				if err != nil {
-					t.Fatal(err)
-				}
+				lines := appendCommitLines(t, g, k)
 				for _, l := range lines {
 					commitOf[l] = k
 				}
@@ -686,7 +702,7 @@ func testFlinkWritesGoReads(t *testing.T, engine string) {
 		sortCodePoints(got)
 		verdict(t, where{table: ref.String(), writer: after, reader: "go"}, nil, want, got, nil)
 		got, err = flinkRead(engine, ref, readOpts{})
-		verdict(t, where{table: ref.String(), writer: after, reader: engine, query: readQuery(engine, ref, readOpts{})}, nil, want, got, err)
+		verdict(t, where{table: ref.String(), writer: after, reader: engine, query: readQuery(engine, ref, readOpts{}, nil)}, nil, want, got, err)
 		return tb
 	}
 	flinkExec := func(what, sql string) {
@@ -855,25 +871,12 @@ func testFlinkConsumerPinsSnapshots(t *testing.T, engine string) {
 	wh := t.TempDir()
 	// Paimon's Flink source refuses a consumer-id unless the table sets
 	// consumer.expiration-time
-	s := &specFile{Schema: []specField{{"id", "INT"}, {"pt", "STRING"}, {"v", "STRING"}}, PartitionKeys: []string{"pt"},
-		Options: map[string]string{"consumer.expiration-time": "1 h"}}
-	for k := 1; k <= 3; k++ {
-		s.Commits = append(s.Commits, appendStep(appendCommit(k)...))
-	}
-	g := runGoSpec(t, wh, "flink_consumer", s)
+	g := runGoSpec(t, wh, "flink_consumer", appendSpec(map[string]string{"consumer.expiration-time": "1 h"}))
 	query := fmt.Sprintf("SELECT * FROM %s /*+ OPTIONS('consumer-id'='flink-c',%s) */", sqlName(g.ref), fastDiscovery)
 	rowsOf := func(from, to int) []string {
 		var out []string
 		for k := from; k <= to; k++ {
-			rows, err := g.parseRows(appendCommit(k))
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := canonicalRows(g.fields, rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, lines...)
+			out = append(out, appendCommitLines(t, g, k)...)
 		}
 		sortCodePoints(out)
 		return out

@@ -163,7 +163,7 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 				t.Parallel()
 				t.Run("latest", func(t *testing.T) {
 					got, err := oracleRead(reader, g.ref, readOpts{})
-					verdict(t, where{table: g.name, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{})},
+					verdict(t, where{table: g.name, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{}, nil)},
 						known(g.name, reader, ""), wantLatest, got, err)
 				})
 				if reader == flink1 {
@@ -179,7 +179,7 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 						if reader == flink {
 							want = wantSnapLatest[id]
 						}
-						verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{snapshot: id})},
+						verdict(t, where{table: g.name, snapshot: id, writer: "go", reader: reader, query: readQuery(reader, g.ref, readOpts{snapshot: id}, nil)},
 							known(g.name, reader, ""), want, got, err)
 					})
 				}
@@ -190,7 +190,7 @@ func checkGoTable(t *testing.T, g *goTable, specExpected []string) {
 						if reader == flink {
 							want = wantSQLFilter[f]
 						}
-						verdict(t, where{table: g.name, writer: "go", reader: reader, filter: f, query: readQuery(reader, g.ref, readOpts{filter: f})},
+						verdict(t, where{table: g.name, writer: "go", reader: reader, filter: f, query: readQuery(reader, g.ref, readOpts{filter: f}, latestFields)},
 							known(g.name, reader, f), want, got, err)
 					})
 				}

@@ -2,7 +2,6 @@ package org.benthospaimon.interop;
 
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -59,27 +58,7 @@ public final class FlinkMain {
     private static final Map<String, Stream> streams = new HashMap<>();
 
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
-        int code;
-        try {
-            if (args.length == 1 && args[0].equals("batch")) {
-                Main.batch(out, FlinkMain::run);
-            } else {
-                run(args, out);
-            }
-            code = 0;
-        } catch (Main.UsageException e) {
-            System.err.println("flink-interop: " + e.getMessage());
-            code = 2;
-        } catch (Throwable e) {
-            System.err.println("flink-interop: " + Main.describe(e));
-            if (System.getenv("PAIMON_INTEROP_TRACE") != null) {
-                e.printStackTrace();
-            }
-            code = 1;
-        }
-        out.flush();
-        System.exit(code);
+        Main.exit("flink-interop", null, args, FlinkMain::run);
     }
 
     static void run(String[] args, PrintStream out) throws Exception {
@@ -110,6 +89,10 @@ public final class FlinkMain {
                 }
                 return;
             }
+            case "batch":
+                Main.allow(flags);
+                Main.batch(out, FlinkMain::run);
+                return;
             case "stream-start": {
                 Main.allow(flags, "warehouse", "sql", "id");
                 String id = Main.required(flags, "id");

@@ -48,17 +48,27 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        exit("paimon-interop", usage(), args, Main::run);
+    }
+
+    /**
+     * Runs one command of a program of the oracle and exits: 0 when it succeeds, 2 for a usage error (with usage,
+     * when not null), 1 for any other error, each error as one stderr line starting with name.
+     */
+    static void exit(String name, String usage, String[] args, Command command) {
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         int code;
         try {
-            run(args, out);
+            command.run(args, out);
             code = 0;
         } catch (UsageException e) {
-            System.err.println("paimon-interop: " + e.getMessage());
-            System.err.println(usage());
+            System.err.println(name + ": " + e.getMessage());
+            if (usage != null) {
+                System.err.println(usage);
+            }
             code = 2;
         } catch (Throwable e) {
-            System.err.println("paimon-interop: " + (args.length > 0 ? args[0] + ": " : "") + describe(e));
+            System.err.println(name + ": " + (args.length > 0 ? args[0] + ": " : "") + describe(e));
             if (System.getenv("PAIMON_INTEROP_TRACE") != null) {
                 e.printStackTrace();
             }
