@@ -23,6 +23,7 @@ import traceback
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import batch
 import canonical
 
 from pypaimon import CatalogFactory, Schema
@@ -551,26 +552,8 @@ def _dist_version(name):
 
 
 def cmd_batch(args, out):
-    """One Python process for many commands: each stdin line is a JSON array of the arguments of one command;
-    its output is followed by {"__done__":true,"ok":true} or {"__done__":true,"ok":false,"error":"..."}."""
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        error = None
-        try:
-            argv = json.loads(line)
-            if not argv or argv[0] == "batch":
-                raise UsageError("bad batch command %r" % (argv,))
-            a = _parser().parse_args(argv)
-            _COMMANDS[a.cmd](a, out)
-        except SystemExit as e:
-            error = "usage error (exit %s)" % e.code
-        except Exception as e:  # noqa: BLE001
-            error = _describe(e)
-        out.write(json.dumps({"__done__": True, "ok": True} if error is None else
-                             {"__done__": True, "ok": False, "error": error},
-                             ensure_ascii=False, separators=(",", ":")) + "\n")
-        out.flush()
+    """One process for many commands (batch.py)."""
+    batch.serve(_parser, _COMMANDS, out, _describe)
 
 
 def _describe(e):

@@ -28,6 +28,8 @@ import tempfile
 import traceback
 import zipfile
 
+import batch
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 DEFAULT_JAR = os.path.join(REPO, ".cache", "paimon-jars", "paimon-spark-3.5-0.9.0.jar")
@@ -141,41 +143,8 @@ def cmd_sql(args, out):
 # ---------------------------------------------------------------- batch and errors
 
 def cmd_batch(args, out):
-    """One process (one Spark session) for many commands: each stdin line is a JSON array of the arguments of one
-    command; its output is followed by {"__done__":true,"ok":true} or {"__done__":true,"ok":false,"error":"..."}."""
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        error = None
-        buf = []
-        try:
-            argv = json.loads(line)
-            if not argv or argv[0] == "batch":
-                raise UsageError("bad batch command %r" % (argv,))
-            a = _parser().parse_args(argv)
-            _COMMANDS[a.cmd](a, _Lines(buf))
-        except SystemExit as e:
-            error = "usage error (exit %s)" % e.code
-        except Exception as e:  # noqa: BLE001
-            if os.environ.get("PAIMON_INTEROP_TRACE"):
-                traceback.print_exc()
-            error = _describe(e)
-        if error is None:
-            out.write("".join(buf))
-        out.write(json.dumps({"__done__": True, "ok": True} if error is None else
-                             {"__done__": True, "ok": False, "error": error},
-                             ensure_ascii=False, separators=(",", ":")) + "\n")
-        out.flush()
-
-
-class _Lines:
-    """Collects a command's output, so that a failed command prints nothing but its error."""
-
-    def __init__(self, buf):
-        self.buf = buf
-
-    def write(self, s):
-        self.buf.append(s)
+    """One process for many commands (batch.py)."""
+    batch.serve(_parser, _COMMANDS, out, _describe, buffered=True)
 
 
 def _describe(e):
