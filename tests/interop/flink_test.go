@@ -167,9 +167,6 @@ type flinkRecord struct {
 // new snapshots every 200 ms (Paimon's default is 10 s).
 const fastDiscovery = "'continuous.discovery-interval'='200ms'"
 
-// flinkStreams counts the streams started, for their ids.
-var flinkStreams int
-
 // flinkStream is a streaming query running in the Flink oracle.
 type flinkStream struct {
 	t      *testing.T
@@ -182,8 +179,8 @@ type flinkStream struct {
 // stopped when the test ends.
 func startFlinkStream(t *testing.T, engine, warehouse, sql string) *flinkStream {
 	t.Helper()
-	flinkStreams++
-	s := &flinkStream{t: t, engine: engine, id: fmt.Sprintf("%s#%d", t.Name(), flinkStreams), query: sql}
+	s := &flinkStream{t: t, engine: engine, query: sql}
+	s.id = fmt.Sprintf("%s#%p", t.Name(), s) // unique among the streams alive
 	if _, err := env.oracles[engine].Call("stream-start", "--warehouse", warehouse, "--id", s.id, "--sql", sql); err != nil {
 		t.Fatalf("Flink starts the streaming query %s: %v", sql, err)
 	}
