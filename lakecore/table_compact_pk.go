@@ -95,9 +95,7 @@ func (t *Table) compactKeyValue(ctx context.Context, o maintain.CompactOptions) 
 			}
 			return rep, nil
 		}
-		if lookups != nil {
-			w.SetLookupCache(lookups)
-		}
+		w.SetLookupCache(lookups) // set whenever not a dry run
 		var msgs []commit.Message
 		for _, k := range order {
 			m, err := w.CompactBucket(ctx, []byte(k.partition), k.bucket, o.Full)

@@ -121,19 +121,7 @@ func TestCompactSharedLookupCache(t *testing.T) {
 					}
 				}
 				// Reads beyond the compactions' own: the lookups'.
-				extra, reread := 0, 0
-				for p, n := range fio.PathCalls(faultfs.OpOpen) {
-					name := path.Base(p)
-					if !strings.HasPrefix(name, "data-") {
-						continue
-					}
-					if more := n - inputs[name]; more > 0 {
-						extra += more
-						if more > 1 {
-							reread++
-						}
-					}
-				}
+				extra, reread := fio.ExtraOpens("data-", inputs)
 				t.Logf("shared cache %t: %d data files read by lookups, %d of them more than once", shared, extra, reread)
 				if extra == 0 {
 					t.Fatalf("no lookup read a data file: the test does not exercise the cache")

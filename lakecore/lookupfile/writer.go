@@ -1,11 +1,11 @@
 package lookupfile
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/localfile"
 )
 
 // Writer writes one local lookup file. Add the entries in ascending key
@@ -13,8 +13,7 @@ import (
 // Abort to remove the file. A Writer is not safe for concurrent use.
 type Writer struct {
 	path      string
-	f         *os.File
-	out       *bufio.Writer
+	file      *localfile.File
 	blockSize int
 	off       int64
 	entries   int64
@@ -33,11 +32,11 @@ func Create(path string, blockSize int) (*Writer, error) {
 	if blockSize <= 0 {
 		blockSize = DefaultBlockSize
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := localfile.Create(path, 64<<10)
 	if err != nil {
 		return nil, fmt.Errorf("create local lookup file: %w", err)
 	}
-	return &Writer{path: path, f: f, out: bufio.NewWriterSize(f, 64<<10), blockSize: blockSize}, nil
+	return &Writer{path: path, file: f, blockSize: blockSize}, nil
 }
 
 // Add appends an entry. key and value are copied.
@@ -78,7 +77,7 @@ func (w *Writer) flushBlock() error {
 	w.index = binary.AppendUvarint(w.index, uint64(len(w.first)))
 	w.index = append(w.index, w.first...)
 	w.blocks++
-	if _, err := w.out.Write(w.block); err != nil {
+	if _, err := w.file.Write(w.block); err != nil {
 		w.err = fmt.Errorf("write local lookup file %s: %w", w.path, err)
 		return w.err
 	}
@@ -104,20 +103,16 @@ func (w *Writer) Close() error {
 	footer = binary.LittleEndian.AppendUint32(footer, crc32.Checksum(index, castagnoli))
 	footer = binary.LittleEndian.AppendUint64(footer, uint64(w.entries))
 	footer = binary.LittleEndian.AppendUint64(footer, magic)
-	_, err := w.out.Write(index)
+	_, err := w.file.Write(index)
 	if err == nil {
-		_, err = w.out.Write(footer)
+		_, err = w.file.Write(footer)
 	}
 	if err == nil {
-		err = w.out.Flush()
+		err = w.file.Finish()
+	} else {
+		w.file.Abort()
 	}
-	// No fsync: the file is a cache that a crash makes worthless anyway.
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
-	w.f = nil
 	if err != nil {
-		_ = os.Remove(w.path)
 		w.err = fmt.Errorf("write local lookup file %s: %w", w.path, err)
 		return w.err
 	}
@@ -127,11 +122,7 @@ func (w *Writer) Close() error {
 
 // Abort closes and removes the file.
 func (w *Writer) Abort() {
-	if w.f != nil {
-		_ = w.f.Close()
-		_ = os.Remove(w.path)
-		w.f = nil
-	}
+	w.file.Abort()
 	if w.err == nil {
 		w.err = fmt.Errorf("local lookup file %s: writer aborted", w.path)
 	}

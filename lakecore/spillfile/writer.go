@@ -1,19 +1,18 @@
 package spillfile
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"os"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/localfile"
 )
 
 // Writer writes one spill file. Add the records, then Close, or Abort to
 // remove the file. A Writer is not safe for concurrent use.
 type Writer struct {
 	path    string
-	f       *os.File
-	out     *bufio.Writer
+	file    *localfile.File
 	codec   *Codec
 	raw     []byte // the open block
 	stored  []byte
@@ -25,11 +24,11 @@ type Writer struct {
 // Create creates a spill file at path, which must not exist, whose blocks
 // codec compresses.
 func Create(path string, codec *Codec) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := localfile.Create(path, 4*BlockSize)
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
-	w := &Writer{path: path, f: f, out: bufio.NewWriterSize(f, 4*BlockSize), codec: codec, raw: make([]byte, 0, BlockSize)}
+	w := &Writer{path: path, file: f, codec: codec, raw: make([]byte, 0, BlockSize)}
 	head := binary.LittleEndian.AppendUint64(make([]byte, 0, headerSize), magic)
 	w.write(append(head, codec.id))
 	if w.err != nil {
@@ -88,7 +87,7 @@ func (w *Writer) write(p []byte) {
 	if w.err != nil {
 		return
 	}
-	if _, err := w.out.Write(p); err != nil {
+	if _, err := w.file.Write(p); err != nil {
 		w.err = fmt.Errorf("write spill file %s: %w", w.path, err)
 		return
 	}
@@ -110,21 +109,12 @@ func (w *Writer) Close() error {
 	binary.LittleEndian.PutUint64(end[4:], uint64(w.records))
 	binary.LittleEndian.PutUint32(end[12:], crc32.Checksum(end[4:12], castagnoli))
 	w.write(end[:])
-	if w.err == nil {
-		if err := w.out.Flush(); err != nil {
-			w.err = fmt.Errorf("write spill file %s: %w", w.path, err)
-		}
-	}
 	if w.err != nil {
 		err := w.err
 		w.Abort()
 		return err
 	}
-	// No fsync: a spill file is worthless after a crash anyway.
-	err := w.f.Close()
-	w.f = nil
-	if err != nil {
-		_ = os.Remove(w.path)
+	if err := w.file.Finish(); err != nil {
 		w.err = fmt.Errorf("write spill file %s: %w", w.path, err)
 		return w.err
 	}
@@ -134,11 +124,7 @@ func (w *Writer) Close() error {
 
 // Abort closes and removes the file.
 func (w *Writer) Abort() {
-	if w.f != nil {
-		_ = w.f.Close()
-		_ = os.Remove(w.path)
-		w.f = nil
-	}
+	w.file.Abort()
 	if w.err == nil {
 		w.err = fmt.Errorf("spill file %s: writer aborted", w.path)
 	}

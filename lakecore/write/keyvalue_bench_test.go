@@ -247,18 +247,16 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 	}
 }
 
-// newLookupBenchTable creates a primary-key table (id BIGINT, name
-// STRING, v BIGINT) with options in a fresh local warehouse, read through
-// an openCounter, and returns a writer keeping its local lookup files in a
-// temp dir, and a committer.
-func newLookupBenchTable(b *testing.B, options map[string]string) (*openCounter, *write.KeyValueWriter, *commit.Committer) {
+// lookupBenchTable creates a primary-key table (id BIGINT, name STRING,
+// v BIGINT) with options in a fresh local warehouse, read through an
+// openCounter.
+func lookupBenchTable(b *testing.B, options map[string]string) (*openCounter, *lakecore.Table) {
 	local, err := storage.NewLocal(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
 	fio := &openCounter{FileIO: local}
-	ctx := context.Background()
-	tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
+	tbl, err := lakecore.NewCatalog(fio).CreateTable(context.Background(), "db", "t", lakecore.TableSpec{
 		Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
 		PrimaryKeys: []string{"id"},
 		Options:     options,
@@ -266,7 +264,14 @@ func newLookupBenchTable(b *testing.B, options map[string]string) (*openCounter,
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := tbl.NewKeyValueWriter(ctx)
+	return fio, tbl
+}
+
+// newLookupBenchTable creates a lookupBenchTable and returns a writer
+// keeping its local lookup files in a temp dir, and a committer.
+func newLookupBenchTable(b *testing.B, options map[string]string) (*openCounter, *write.KeyValueWriter, *commit.Committer) {
+	fio, tbl := lookupBenchTable(b, options)
+	w, err := tbl.NewKeyValueWriter(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -386,19 +391,7 @@ func BenchmarkCompactLookupRuns(b *testing.B) {
 		b.Run(variant, func(b *testing.B) {
 			for b.Loop() {
 				ctx := context.Background()
-				local, err := storage.NewLocal(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
-				}
-				fio := &openCounter{FileIO: local}
-				tbl, err := lakecore.NewCatalog(fio).CreateTable(ctx, "db", "t", lakecore.TableSpec{
-					Fields:      []types.DataField{f("id", types.BigIntType().NotNull()), f("name", types.StringType()), f("v", types.BigIntType())},
-					PrimaryKeys: []string{"id"},
-					Options:     map[string]string{"bucket": "2", "changelog-producer": "lookup", "lookup.cache-max-memory-size": "1mb"},
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				fio, tbl := lookupBenchTable(b, map[string]string{"bucket": "2", "changelog-producer": "lookup", "lookup.cache-max-memory-size": "1mb"})
 				var cache *write.LookupCache
 				if variant == "shared-cache" {
 					lo, err := write.LookupCacheOptionsFromSchema(tbl.Schema())

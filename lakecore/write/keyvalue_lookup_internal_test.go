@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -223,20 +223,6 @@ func TestLookupOptionsInvalid(t *testing.T) {
 
 func errorContains(err error, s string) bool { return err != nil && strings.Contains(err.Error(), s) }
 
-// countingFS counts the opens of each file.
-type countingFS struct {
-	storage.FileIO
-	mu    sync.Mutex
-	opens map[string]int
-}
-
-func (c *countingFS) Open(ctx context.Context, p string) (storage.File, error) {
-	c.mu.Lock()
-	c.opens[p]++
-	c.mu.Unlock()
-	return c.FileIO.Open(ctx, p)
-}
-
 // lookupTestFields are the columns of the tables of TestLookupLocalFiles:
 // a two-column key and a value of every kind of type.
 var lookupTestFields = []types.DataField{
@@ -315,7 +301,7 @@ func TestLookupLocalFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				counting := &countingFS{FileIO: fio, opens: map[string]int{}}
+				counting := faultfs.New(fio, 1) // no faults: it counts the opens of each file
 				opts := map[string]string{"bucket": "2", "target-file-size": "24kb", "lookup.cache-max-memory-size": cf.memory}
 				for k, v := range table.options {
 					opts[k] = v
@@ -377,19 +363,7 @@ func TestLookupLocalFiles(t *testing.T) {
 					t.Fatalf("%s: local lookup files built", cf.name)
 				}
 				// Reads beyond the compactions' own: the lookups'.
-				extra, reread := 0, 0
-				for p, n := range counting.opens {
-					name := path.Base(p)
-					if !strings.HasPrefix(name, "data-") {
-						continue
-					}
-					if more := n - inputs[name]; more > 0 {
-						extra += more
-						if more > 1 {
-							reread++
-						}
-					}
-				}
+				extra, reread := counting.ExtraOpens("data-", inputs)
 				t.Logf("%s: %d remote reads for lookups, %d files read by lookups more than once, %d local bytes built", cf.name, extra, reread, lc.builtLocal)
 				switch cf.name {
 				case "memory", "local", "memory_spill":

@@ -219,6 +219,27 @@ func (f *FS) PathCalls(ops Op) map[string]int {
 	return out
 }
 
+// ExtraOpens counts the opens of the files whose base name starts with
+// prefix beyond the expected opens of each (by base name): extra is the
+// opens beyond, reread the files opened more than once beyond theirs.
+// Tests count with it what a cache saves: the lookups' reads of data
+// files beyond the compactions' reads of their inputs.
+func (f *FS) ExtraOpens(prefix string, expected map[string]int) (extra, reread int) {
+	for p, n := range f.PathCalls(OpOpen) {
+		name := path.Base(p)
+		if !strings.HasPrefix(name, prefix) {
+			continue
+		}
+		if more := n - expected[name]; more > 0 {
+			extra += more
+			if more > 1 {
+				reread++
+			}
+		}
+	}
+	return extra, reread
+}
+
 // String names the inner FileIO.
 func (f *FS) String() string { return f.inner.String() }
 

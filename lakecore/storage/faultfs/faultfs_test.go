@@ -263,3 +263,29 @@ func mustWrite(t *testing.T, fio storage.FileIO, p string, data []byte) {
 		t.Fatalf("write %s: %v", p, err)
 	}
 }
+
+// TestExtraOpens: only opens of files with the prefix count, each beyond
+// its expected opens; a file opened twice beyond them is reread.
+func TestExtraOpens(t *testing.T) {
+	ctx := context.Background()
+	f := faultfs.New(newLocal(t), 1)
+	for _, p := range []string{"t/b/data-1", "t/b/data-2", "t/b/data-3", "t/b/other"} {
+		if err := f.WriteExclusive(ctx, p, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opens := map[string]int{"t/b/data-1": 1, "t/b/data-2": 3, "t/b/data-3": 2, "t/b/other": 4}
+	for p, n := range opens {
+		for range n {
+			r, err := f.Open(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = r.Close()
+		}
+	}
+	extra, reread := f.ExtraOpens("data-", map[string]int{"data-1": 1, "data-3": 1})
+	if extra != 4 || reread != 1 {
+		t.Fatalf("ExtraOpens = %d, %d; want 4 (data-2 three times, data-3 once), 1 (data-2)", extra, reread)
+	}
+}
