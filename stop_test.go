@@ -261,38 +261,11 @@ func TestInputEndWaitsForTheBatchPeriod(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{\"id\":1}\n{\"id\":2}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const period = 3 * time.Second
-	config := fmt.Sprintf(`http: { enabled: false }
-input:
-  file: { paths: [ ./in.jsonl ], scanner: { lines: {} } }
-output:
-  paimon:
-    warehouse: ./warehouse
-    table: t
-    create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }
-    batching: { count: 1000, period: %s }
-`, period)
-	binarytest.Path(t) // built before the clock starts
-	start := time.Now()
-	code, out := runConfig(t, dir, config, time.Minute, "-c")
-	took := time.Since(start)
+	_, took := runFileIntoTable(t, fmt.Sprintf("{ count: 1000, period: %s }", period))
 	t.Logf("the run took %s with batching.period %s", took, period)
-	if code != 0 {
-		t.Fatalf("exit code %d:\n%s", code, out)
-	}
 	if took < period-time.Second || took > period+12*time.Second {
 		t.Errorf("the run took %s; the docs say about the period, %s", took, period)
-	}
-	tbl, err := lakecore.Open(context.Background(), filepath.Join(dir, "warehouse"), "default", "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) != 2 {
-		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
 	}
 }
 
@@ -303,11 +276,23 @@ func TestBatchingCountOneWarns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the binary")
 	}
+	out, _ := runFileIntoTable(t, "{ count: 1 }")
+	if !strings.Contains(out, "batching.count: 1 is Benthos' policy for no batching, so the output applies its default") {
+		t.Errorf("no warning about batching.count: 1 in the log:\n%s", out)
+	}
+}
+
+// runFileIntoTable runs the binary on a file of two rows into a new table
+// t with the paimon output's batching, fails the test unless it exits
+// with code 0 having committed both rows, and returns its log and how long
+// it ran.
+func runFileIntoTable(t *testing.T, batching string) (string, time.Duration) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte("{\"id\":1}\n{\"id\":2}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out := runConfig(t, dir, `http: { enabled: false }
+	config := `http: { enabled: false }
 input:
   file: { paths: [ ./in.jsonl ], scanner: { lines: {} } }
 output:
@@ -315,13 +300,13 @@ output:
     warehouse: ./warehouse
     table: t
     create_table: { enabled: true, schema: [ { name: id, type: BIGINT } ] }
-    batching: { count: 1 }
-`, time.Minute, "-c")
+    batching: ` + batching + "\n"
+	binarytest.Path(t) // built before the clock starts
+	start := time.Now()
+	code, out := runConfig(t, dir, config, time.Minute, "-c")
+	took := time.Since(start)
 	if code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, out)
-	}
-	if !strings.Contains(out, "batching.count: 1 is Benthos' policy for no batching, so the output applies its default") {
-		t.Errorf("no warning about batching.count: 1 in the log:\n%s", out)
 	}
 	tbl, err := lakecore.Open(context.Background(), filepath.Join(dir, "warehouse"), "default", "t")
 	if err != nil {
@@ -330,4 +315,5 @@ output:
 	if rows, err := tbl.ReadAll(context.Background(), 0); err != nil || len(rows) != 2 {
 		t.Errorf("rows %v (%v), want the 2 of the file", rows, err)
 	}
+	return out, took
 }

@@ -263,7 +263,13 @@ func (in *Input) prepare(ctx context.Context) (_ *session, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("pg_cdc: %w", err)
 	}
-	tables, err := in.resolveTables(ctx, qconn)
+	var slots startSlots
+	if c.Snapshot != SnapshotInitialOnly {
+		if slots, err = in.readStartSlots(ctx, qconn); err != nil {
+			return nil, fmt.Errorf("pg_cdc: %w", err)
+		}
+	}
+	tables, err := in.resolveTables(ctx, qconn, in.snapshotDue(slots))
 	if err != nil {
 		return nil, fmt.Errorf("pg_cdc: %w", err)
 	}
@@ -281,7 +287,7 @@ func (in *Input) prepare(ctx context.Context) (_ *session, err error) {
 		if repl, err = replicationConn(ctx, c.DSN); err != nil {
 			return nil, fmt.Errorf("pg_cdc: %w", err)
 		}
-		if s.plan, err = in.ensureSlot(ctx, qconn, repl); err != nil {
+		if s.plan, err = in.ensureSlot(ctx, qconn, repl, slots); err != nil {
 			return nil, fmt.Errorf("pg_cdc: %w", err)
 		}
 		s.repl = repl

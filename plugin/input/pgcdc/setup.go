@@ -118,8 +118,9 @@ func markerName(slot string) string {
 }
 
 // resolveTables expands schema into its tables and reads each table's
-// definition, refusing tables whose changes cannot be captured.
-func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, error) {
+// definition, refusing tables whose changes cannot be captured; when this
+// start will snapshot them (snapshotDue), also those the role may not read.
+func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn, due bool) ([]*table, error) {
 	c := in.conf
 	names := c.Tables
 	if len(names) == 0 {
@@ -139,10 +140,6 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 			names = append(names, TableName{Schema: c.Schema, Name: t})
 		}
 	}
-	due, err := in.snapshotDue(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
 	var out []*table
 	for _, n := range names {
 		t, err := catalogTable(ctx, conn, n, c.DecimalFallback, in.domains)
@@ -160,18 +157,15 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 			return nil, permanentf("table %s has no primary key: its rows cannot be upserted or deleted by key downstream. Add one: ALTER TABLE %s ADD PRIMARY KEY (...)",
 				n, n.quoted())
 		}
-		if due {
+		if due && !t.selectable {
 			// checked before the slot is made: a snapshot that fails on
 			// permissions would leave a new slot behind, holding WAL
-			var ok bool
 			var role string
-			if err := conn.QueryRow(ctx, "SELECT has_table_privilege($1::regclass, 'SELECT'), current_user::text", n.quoted()).Scan(&ok, &role); err != nil {
+			if err := conn.QueryRow(ctx, "SELECT current_user::text").Scan(&role); err != nil {
 				return nil, fmt.Errorf("table %s: SELECT privilege: %w", n, err)
 			}
-			if !ok {
-				return nil, permanentf("role %s may not SELECT from table %s, which the snapshot reads (snapshot: %s). Run: GRANT SELECT ON %s TO %s",
-					role, n, c.Snapshot, n.quoted(), quoteIdent(role))
-			}
+			return nil, permanentf("role %s may not SELECT from table %s, which the snapshot reads (snapshot: %s). Run: GRANT SELECT ON %s TO %s",
+				role, n, c.Snapshot, n.quoted(), quoteIdent(role))
 		}
 		switch {
 		case t.identity == "full":
@@ -185,23 +179,35 @@ func (in *Input) resolveTables(ctx context.Context, conn *pgx.Conn) ([]*table, e
 	return out, nil
 }
 
+// startSlots are the rows of pg_replication_slots a start decides on:
+// the slot, and under snapshot: initial (the only mode that uses it) its
+// marker slot, which remains while the slot's snapshot did not finish.
+// They are read once, before the tables are checked, so that
+// resolveTables and ensureSlot decide on the same state.
+type startSlots struct{ slot, marker slotState }
+
+func (in *Input) readStartSlots(ctx context.Context, conn *pgx.Conn) (startSlots, error) {
+	var s startSlots
+	var err error
+	if s.slot, err = readSlot(ctx, conn, in.conf.SlotName); err != nil || in.conf.Snapshot != SnapshotInitial {
+		return s, err
+	}
+	s.marker, err = readSlot(ctx, conn, markerName(in.conf.SlotName))
+	return s, err
+}
+
 // snapshotDue reports whether this start will read the tables: always
 // for initial_only, never for never, and for initial when the slot does
 // not exist yet or its snapshot did not finish (its marker slot remains;
 // see ensureSlot).
-func (in *Input) snapshotDue(ctx context.Context, conn *pgx.Conn) (bool, error) {
+func (in *Input) snapshotDue(slots startSlots) bool {
 	switch in.conf.Snapshot {
 	case SnapshotInitialOnly:
-		return true, nil
+		return true
 	case SnapshotNever:
-		return false, nil
+		return false
 	}
-	st, err := readSlot(ctx, conn, in.conf.SlotName)
-	if err != nil || !st.exists {
-		return err == nil, err
-	}
-	m, err := readSlot(ctx, conn, markerName(in.conf.SlotName))
-	return m.exists, err
+	return !slots.slot.exists || slots.marker.exists
 }
 
 // identityCoversKey reports whether t's replica identity index contains
@@ -325,24 +331,25 @@ type slotPlan struct {
 }
 
 // ensureSlot finds or creates the slot on repl (the replication connection
-// that will stream; a temporary slot lives only as long as it).
-func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.PgConn) (slotPlan, error) {
+// that will stream; a temporary slot lives only as long as it), starting
+// from slots as readStartSlots read them.
+func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.PgConn, slots startSlots) (slotPlan, error) {
 	c := in.conf
 	var p slotPlan
-	st, err := readSlot(ctx, conn, c.SlotName)
+	st := slots.slot
 	// A walsender of this input's previous session (a restart after a
 	// failure) exits asynchronously after its connection closed: give it
 	// a few seconds before calling the slot taken.
-	for wait := 0; err == nil && st.active && wait < 100; wait++ {
+	for wait := 0; st.active && wait < 100; wait++ {
 		select {
 		case <-ctx.Done():
 			return p, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		st, err = readSlot(ctx, conn, c.SlotName)
-	}
-	if err != nil {
-		return p, err
+		var err error
+		if st, err = readSlot(ctx, conn, c.SlotName); err != nil {
+			return p, err
+		}
 	}
 	marker := markerName(c.SlotName)
 	var db string
@@ -362,11 +369,7 @@ func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.Pg
 			return p, fmt.Errorf("slot %s is in use by another connection (a second pipeline on the same slot?)", c.SlotName)
 		}
 		p.start = st.confirmedFlush
-		m, err := readSlot(ctx, conn, marker)
-		if err != nil {
-			return p, err
-		}
-		if m.exists && c.Snapshot == SnapshotInitial {
+		if slots.marker.exists && c.Snapshot == SnapshotInitial {
 			// The snapshot of an earlier run did not finish (its exported
 			// snapshot died with it): read the tables again on a fresh
 			// snapshot and stream from the slot's consistent point; keyed
@@ -381,15 +384,9 @@ func (in *Input) ensureSlot(ctx context.Context, conn *pgx.Conn, repl *pgconn.Pg
 			c.SlotName, c.SlotName)
 	}
 	p.snapshot = c.Snapshot == SnapshotInitial
-	if p.snapshot && !c.TemporarySlot {
-		m, err := readSlot(ctx, conn, marker)
-		if err != nil {
-			return p, err
-		}
-		if !m.exists {
-			if _, err := conn.Exec(ctx, "SELECT pg_create_physical_replication_slot($1)", marker); err != nil {
-				return p, fmt.Errorf("create snapshot marker slot %s: %w", marker, err)
-			}
+	if p.snapshot && !c.TemporarySlot && !slots.marker.exists {
+		if _, err := conn.Exec(ctx, "SELECT pg_create_physical_replication_slot($1)", marker); err != nil {
+			return p, fmt.Errorf("create snapshot marker slot %s: %w", marker, err)
 		}
 	}
 	action := "NOEXPORT_SNAPSHOT"

@@ -29,11 +29,15 @@ type table struct {
 	// partitioned: a partitioned table, whose changes pgoutput reports
 	// under its own name only with publish_via_partition_root.
 	partitioned bool
-	columns     []column
-	pk          []string
-	pkText      string
-	common      any            // Benthos common schema (schema metadata)
-	paimon      map[string]any // column → Paimon type (paimon_types metadata)
+	// selectable: the session's role may SELECT from the table, as the
+	// snapshot does (read by catalogTable; unset for a table met in the
+	// stream).
+	selectable bool
+	columns    []column
+	pk         []string
+	pkText     string
+	common     any            // Benthos common schema (schema metadata)
+	paimon     map[string]any // column → Paimon type (paimon_types metadata)
 	// streamTemplate holds every metadata key of a streamed message, the
 	// per-table ones set: each message is a copy, whose metadata map is
 	// cloned once at its final size on the first per-row write (Benthos'
@@ -100,16 +104,17 @@ func (t *table) finish() {
 func catalogTable(ctx context.Context, conn *pgx.Conn, n TableName, fb DecimalFallback, dr *domainResolver) (*table, error) {
 	var relID uint32
 	var ident string
-	var partitioned bool
-	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text, c.relkind = 'p' FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident, &partitioned)
+	var partitioned, selectable bool
+	err := conn.QueryRow(ctx, `SELECT c.oid, c.relreplident::text, c.relkind = 'p', has_table_privilege(c.oid, 'SELECT')
+		FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+		WHERE s.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')`, n.Schema, n.Name).Scan(&relID, &ident, &partitioned, &selectable)
 	if err == pgx.ErrNoRows {
 		return nil, permanentf("table %s does not exist (or is not a table)", n)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up table %s: %w", n, err)
 	}
-	t := &table{name: n, relID: relID, identity: identityName(ident[0]), partitioned: partitioned}
+	t := &table{name: n, relID: relID, identity: identityName(ident[0]), partitioned: partitioned, selectable: selectable}
 	rows, err := conn.Query(ctx, `SELECT attname, atttypid, atttypmod FROM pg_attribute
 		WHERE attrelid = $1 AND attnum > 0 AND NOT attisdropped AND attgenerated = '' ORDER BY attnum`, relID)
 	if err != nil {

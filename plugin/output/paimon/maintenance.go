@@ -133,12 +133,19 @@ func (m *maintainer) close() {
 	<-m.done
 	m.lookupsMu.Lock()
 	defer m.lookupsMu.Unlock()
-	if m.lookups != nil {
-		if err := m.lookups.Close(); err != nil {
-			m.log.Warnf("Local lookup files of table %s: %v", m.tbl.Path(), err)
-		}
-		m.lookups = nil
+	m.closeLookups()
+}
+
+// closeLookups closes the lookup cache, if any, removing its local files;
+// m.lookupsMu is held.
+func (m *maintainer) closeLookups() {
+	if m.lookups == nil {
+		return
 	}
+	if err := m.lookups.Close(); err != nil {
+		m.log.Warnf("Local lookup files of table %s: %v", m.tbl.Path(), err)
+	}
+	m.lookups = nil
 }
 
 // lookupCache returns the lookup cache for compactions of the table's
@@ -154,12 +161,7 @@ func (m *maintainer) lookupCache(s *schema.TableSchema) *write.LookupCache {
 	if m.lookups != nil && m.lookupsSchema == s.ID {
 		return m.lookups
 	}
-	if m.lookups != nil {
-		if err := m.lookups.Close(); err != nil {
-			m.log.Warnf("Local lookup files of table %s: %v", m.tbl.Path(), err)
-		}
-		m.lookups = nil
-	}
+	m.closeLookups()
 	o, err := write.LookupCacheOptionsFromSchema(s)
 	if err != nil {
 		return nil
