@@ -510,19 +510,7 @@ compaction: { enabled: true }
 			t.Fatalf("round %d: the maintenance made a new lookup cache", round)
 		}
 	}
-	reads, reread := 0, 0
-	for p, n := range fio.PathCalls(faultfs.OpOpen) {
-		name := filepath.Base(p)
-		if !strings.HasPrefix(name, "data-") {
-			continue
-		}
-		if more := n - inputs[name]; more > 0 {
-			reads += more
-			if more > 1 {
-				reread++
-			}
-		}
-	}
+	reads, reread := fio.ExtraOpens("data-", inputs)
 	t.Logf("5 runs looked up in %d upper-level files (%d distinct); lookups opened %d data files, %d more than once; cache %+v",
 		lookedUp, len(distinct), reads, reread, cache.Stats())
 	if lookedUp <= len(distinct) || reads == 0 {
