@@ -17,22 +17,26 @@ import (
 )
 
 // BenchmarkPgCDCToPaimon measures pg_cdc into a deduplicate primary-key
-// table (4 buckets) end to end, with Postgres on this machine:
+// table (4 buckets) end to end, with Postgres on this machine, against the
+// decoding limit measured beside it in the same run:
 //
 //	go test ./tests/e2e -run '^$' -bench PgCDCToPaimon -benchtime 1x   # PG_BENCH_ROWS (default 200,000)
 //
 // PG_BENCH_INPUT adds pg_cdc fields (YAML lines, e.g.
 // "  snapshot_batch_size: 10000") to compare settings.
 //
+// Each run does the same work twice on a fresh copy of the table: first
+// into `drop` (the decoding limit: pg_cdc and Benthos with nothing behind
+// them; metrics prefixed drop-), then into the paimon output.
 // snapshot-rows/s: the initial snapshot of the guide's orders table, from
-// the pipeline's start until the output has committed every row;
+// the pipeline's start until the output has taken every row;
 // stream-changes/s: as many updates and deletes (5:1, in transactions of
-// 10,000 changes) from the first statement until every change is
-// committed; freshness p50/p95-ms: single-row updates, one every 50 ms,
+// 10,000 changes) from the first statement until every change is taken;
+// freshness p50/p95-ms (paimon only): single-row updates, one every 50 ms,
 // from the Postgres commit to the row being visible in Paimon (a lakecore
-// lookup of the key every 10 ms), with 100 ms batching. Goals (issue #17,
-// 2 cores): snapshot >= 150,000 rows/s, stream >= 80,000 changes/s,
-// freshness p95 < 1 s.
+// lookup of the key every 10 ms), with 100 ms batching. of-limit is the
+// paimon rate over drop's. Goals (issue #17, 2 cores): snapshot >= 150,000
+// rows/s, stream >= 80,000 changes/s, freshness p95 < 1 s.
 //
 // The CPU figures are per row (change) of each phase: go-us/row is this
 // process (pg_cdc, Benthos, the paimon output, lakecore), pg-us/row the
@@ -41,18 +45,43 @@ import (
 func BenchmarkPgCDCToPaimon(b *testing.B) {
 	n := envInt(b, "PG_BENCH_ROWS", 200_000)
 	for b.Loop() {
-		db := pgtest.New(b)
-		db.Exec(fmt.Sprintf(`CREATE TABLE orders (order_id bigint PRIMARY KEY, dt date NOT NULL, status text NOT NULL,
-			amount numeric(10,2), updated_at timestamptz NOT NULL DEFAULT now());
-			INSERT INTO orders SELECT g, date '2026-12-01' + (g %% 7), 'new', (g %% 10000) * 1.25, now() FROM generate_series(1, %d) g`, n))
-		wh := b.TempDir()
-		start, goCPU, pgCPU := time.Now(), cpuTime(b), serverCPU(b, db.Cluster.Dir)
-		reportCPU := func(what string) {
-			b.ReportMetric(float64((cpuTime(b)-goCPU).Microseconds())/float64(n), what+"-go-us/row")
-			b.ReportMetric(float64((serverCPU(b, db.Cluster.Dir)-pgCPU).Microseconds())/float64(n), what+"-pg-us/row")
-			goCPU, pgCPU = cpuTime(b), serverCPU(b, db.Cluster.Dir)
-		}
-		p := startPgPipeline(b, pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"+os.Getenv("PG_BENCH_INPUT")+"\n"), fmt.Sprintf(`  warehouse: %s
+		limit := pgBenchRun(b, n, "drop")
+		got := pgBenchRun(b, n, "paimon")
+		b.ReportMetric(got.snapshot/limit.snapshot, "snapshot-of-limit")
+		b.ReportMetric(got.stream/limit.stream, "stream-of-limit")
+	}
+}
+
+// pgBenchRates are the rates of one pgBenchRun.
+type pgBenchRates struct{ snapshot, stream float64 }
+
+// pgBenchRun runs BenchmarkPgCDCToPaimon's phases once into sink ("drop"
+// or "paimon") on a fresh orders table of n rows and reports its metrics,
+// prefixed "drop-" for drop.
+func pgBenchRun(b *testing.B, n int, sink string) pgBenchRates {
+	db := pgtest.New(b)
+	db.Exec(fmt.Sprintf(`CREATE TABLE orders (order_id bigint PRIMARY KEY, dt date NOT NULL, status text NOT NULL,
+		amount numeric(10,2), updated_at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO orders SELECT g, date '2026-12-01' + (g %% 7), 'new', (g %% 10000) * 1.25, now() FROM generate_series(1, %d) g`, n))
+	prefix := ""
+	if sink == "drop" {
+		prefix = "drop-"
+	}
+	wh := b.TempDir()
+	start, goCPU, pgCPU := time.Now(), cpuTime(b), serverCPU(b, db.Cluster.Dir)
+	reportCPU := func(what string) {
+		b.ReportMetric(float64((cpuTime(b)-goCPU).Microseconds())/float64(n), prefix+what+"-go-us/row")
+		b.ReportMetric(float64((serverCPU(b, db.Cluster.Dir)-pgCPU).Microseconds())/float64(n), prefix+what+"-pg-us/row")
+		goCPU, pgCPU = cpuTime(b), serverCPU(b, db.Cluster.Dir)
+	}
+	input := pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"+os.Getenv("PG_BENCH_INPUT")+"\n")
+	var p *pgPipeline
+	var taken func() float64
+	if sink == "drop" {
+		p = startPgPipelineTo(b, input, "drop: {}\n")
+		taken = func() float64 { return p.metrics.get(b, "output_sent") }
+	} else {
+		p = startPgPipeline(b, input, fmt.Sprintf(`  warehouse: %s
   database: shop
   table: orders
   row_kind: '${! @operation }'
@@ -70,70 +99,78 @@ func BenchmarkPgCDCToPaimon(b *testing.B) {
     primary_keys: [ order_id ]
     bucket: 4
 `, wh))
-		written := func() float64 { return p.metrics.get(b, "paimon_rows_written") }
-		waitRows := func(want float64, what string) {
-			deadline := time.Now().Add(10 * time.Minute)
-			for written() < want {
-				if time.Now().After(deadline) {
-					b.Fatalf("%s: %.0f of %.0f rows written after 10 minutes", what, written(), want)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
-		}
-		waitRows(float64(n), "snapshot")
-		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "snapshot-rows/s")
-		reportCPU("snapshot")
-
-		start = time.Now()
-		for from := 1; from <= n; from += 10_000 {
-			to := min(from+10_000-1, n)
-			db.Exec(fmt.Sprintf(`BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, updated_at = now()
-				WHERE order_id BETWEEN %d AND %d AND order_id %% 6 <> 0;
-				DELETE FROM orders WHERE order_id BETWEEN %d AND %d AND order_id %% 6 = 0; COMMIT`, from, to, from, to))
-		}
-		waitRows(float64(2*n), "stream")
-		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "stream-changes/s")
-		reportCPU("stream")
-
-		// Freshness: a single-row update every 50 ms, each until visible.
-		ctx := context.Background()
-		tbl, err := lakecore.Open(ctx, wh, "shop", "orders")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var lat []time.Duration
-		for i := range 60 {
-			id := int64(1 + i*7%n)
-			if id%6 == 0 {
-				id++
-			}
-			status := fmt.Sprintf("fresh-%d", i)
-			db.Exec(fmt.Sprintf("UPDATE orders SET status = '%s' WHERE order_id = %d", status, id))
-			committed := time.Now()
-			for {
-				if err := tbl.Refresh(ctx); err != nil {
-					b.Fatal(err)
-				}
-				row, err := tbl.Lookup(ctx, 0, []any{id})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if row != nil && row[2] == status {
-					lat = append(lat, time.Since(committed))
-					break
-				}
-				if time.Since(committed) > time.Minute {
-					b.Fatalf("update of %d not visible after a minute", id)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "fresh-p50-ms")
-		b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "fresh-p95-ms")
-		p.stop()
+		taken = func() float64 { return p.metrics.get(b, "paimon_rows_written") }
 	}
+	waitRows := func(want float64, what string) {
+		deadline := time.Now().Add(10 * time.Minute)
+		for taken() < want {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s into %s: %.0f of %.0f rows taken after 10 minutes", what, sink, taken(), want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	var rates pgBenchRates
+	waitRows(float64(n), "snapshot")
+	rates.snapshot = float64(n) / time.Since(start).Seconds()
+	b.ReportMetric(rates.snapshot, prefix+"snapshot-rows/s")
+	reportCPU("snapshot")
+
+	start = time.Now()
+	for from := 1; from <= n; from += 10_000 {
+		to := min(from+10_000-1, n)
+		db.Exec(fmt.Sprintf(`BEGIN; UPDATE orders SET status = 'paid', amount = amount + 1, updated_at = now()
+			WHERE order_id BETWEEN %d AND %d AND order_id %% 6 <> 0;
+			DELETE FROM orders WHERE order_id BETWEEN %d AND %d AND order_id %% 6 = 0; COMMIT`, from, to, from, to))
+	}
+	waitRows(float64(2*n), "stream")
+	rates.stream = float64(n) / time.Since(start).Seconds()
+	b.ReportMetric(rates.stream, prefix+"stream-changes/s")
+	reportCPU("stream")
+	if sink == "drop" {
+		p.stop()
+		return rates
+	}
+
+	// Freshness: a single-row update every 50 ms, each until visible.
+	ctx := context.Background()
+	tbl, err := lakecore.Open(ctx, wh, "shop", "orders")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	for i := range 60 {
+		id := int64(1 + i*7%n)
+		if id%6 == 0 {
+			id++
+		}
+		status := fmt.Sprintf("fresh-%d", i)
+		db.Exec(fmt.Sprintf("UPDATE orders SET status = '%s' WHERE order_id = %d", status, id))
+		committed := time.Now()
+		for {
+			if err := tbl.Refresh(ctx); err != nil {
+				b.Fatal(err)
+			}
+			row, err := tbl.Lookup(ctx, 0, []any{id})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if row != nil && row[2] == status {
+				lat = append(lat, time.Since(committed))
+				break
+			}
+			if time.Since(committed) > time.Minute {
+				b.Fatalf("update of %d not visible after a minute", id)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "fresh-p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "fresh-p95-ms")
+	p.stop()
+	return rates
 }
 
 // serverCPU is the CPU time of a Postgres cluster: the postmaster, its

@@ -35,6 +35,13 @@ type pgPipeline struct {
 
 func startPgPipeline(t testing.TB, inputYAML, outputYAML string) *pgPipeline {
 	t.Helper()
+	return startPgPipelineTo(t, inputYAML, "paimon:\n"+outputYAML)
+}
+
+// startPgPipelineTo runs pg_cdc (inputYAML, below `pg_cdc:`) into the
+// output outputYAML (the whole output, e.g. "drop: {}").
+func startPgPipelineTo(t testing.TB, inputYAML, outputYAML string) *pgPipeline {
+	t.Helper()
 	sb := service.NewStreamBuilder()
 	sb.SetThreads(1) // more pipeline threads may reorder batches, and a key's changes must stay in order
 	if err := sb.SetLoggerYAML("level: WARN"); err != nil {
@@ -44,7 +51,7 @@ func startPgPipeline(t testing.TB, inputYAML, outputYAML string) *pgPipeline {
 	if err := sb.AddInputYAML("pg_cdc:\n" + inputYAML); err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.AddOutputYAML("paimon:\n" + outputYAML); err != nil {
+	if err := sb.AddOutputYAML(outputYAML); err != nil {
 		t.Fatal(err)
 	}
 	var err error
