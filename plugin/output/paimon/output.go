@@ -386,24 +386,30 @@ func (o *paimonOutput) WriteBatch(ctx context.Context, batch service.MessageBatc
 func ParseRowKind(s string) (kv.RowKind, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		// Most messages: no row_kind and no operation metadata. Answered
-		// before kv.ParseRowKind, whose error would cost two allocations.
+		// Most messages: no row_kind and no operation metadata.
 		return kv.Insert, nil
 	}
-	if k, err := kv.ParseRowKind(strings.ToUpper(s)); err == nil {
-		return k, nil
-	}
-	switch strings.ToLower(s) {
-	case "", "insert", "read", "create", "c", "r":
-		return kv.Insert, nil
-	case "update", "update_after", "u":
-		return kv.UpdateAfter, nil
-	case "update_before":
-		return kv.UpdateBefore, nil
-	case "delete", "d":
-		return kv.Delete, nil
+	// Compared in place, without an error or a case-converted copy: this
+	// runs for every message of a CDC stream.
+	for _, n := range rowKindNames {
+		if strings.EqualFold(s, n.name) {
+			return n.kind, nil
+		}
 	}
 	return 0, fmt.Errorf("row kind %q is none of +I, -U, +U, -D, insert, read, update, update_before, update_after, delete, truncate", s)
+}
+
+// rowKindNames are the names ParseRowKind takes (any case), the most
+// common first.
+var rowKindNames = [...]struct {
+	name string
+	kind kv.RowKind
+}{
+	{"update", kv.UpdateAfter}, {"insert", kv.Insert}, {"delete", kv.Delete}, {"read", kv.Insert},
+	{"+I", kv.Insert}, {"-U", kv.UpdateBefore}, {"+U", kv.UpdateAfter}, {"-D", kv.Delete},
+	{"create", kv.Insert}, {"c", kv.Insert}, {"r", kv.Insert},
+	{"update_after", kv.UpdateAfter}, {"u", kv.UpdateAfter},
+	{"update_before", kv.UpdateBefore}, {"d", kv.Delete},
 }
 
 // discard deletes what a failed batch wrote.
