@@ -114,7 +114,7 @@ type Config struct {
 	Maintenance Maintenance
 	// RowKind is row_kind: the row kind of each message of a primary-key
 	// table; nil reads the operation metadata (RowKindOf).
-	RowKind *service.InterpolatedString
+	RowKind *text
 	// SourcePosition is source_position: where each message is in its
 	// source, for exactly-once delivery from sources that replay; nil
 	// without it.
@@ -128,13 +128,13 @@ type Config struct {
 	// UnchangedColumns is unchanged_columns: per native message, the
 	// comma-separated columns an update does not carry, kept from the
 	// key's current row (unchanged.go); nil without it.
-	UnchangedColumns *service.InterpolatedString
+	UnchangedColumns *text
 }
 
 // SourcePosition is the source_position object: the stream a message comes
 // from and its offset there (position.go).
 type SourcePosition struct {
-	Stream, Offset *service.InterpolatedString
+	Stream, Offset *text
 }
 
 // Maintenance is the automatic table maintenance the output runs after its
@@ -770,10 +770,10 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if routed {
 		c.Route = &Route{}
-		if c.Route.Database, err = conf.FieldInterpolatedString(config.FieldDatabase); err != nil {
+		if c.Route.Database, err = parseText(conf, config.FieldDatabase); err != nil {
 			return c, err
 		}
-		if c.Route.Table, err = conf.FieldInterpolatedString(config.FieldTable); err != nil {
+		if c.Route.Table, err = parseText(conf, config.FieldTable); err != nil {
 			return c, err
 		}
 		if c.Route.IdleTimeout, err = conf.FieldDuration(fieldTableIdle); err != nil {
@@ -829,7 +829,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		if c.CDCFormat != "" {
 			return c, fmt.Errorf("unchanged_columns: not with cdc_format %s, whose envelope carries whole rows", c.CDCFormat)
 		}
-		if c.UnchangedColumns, err = conf.FieldInterpolatedString(fieldUnchanged); err != nil {
+		if c.UnchangedColumns, err = parseText(conf, fieldUnchanged); err != nil {
 			return c, err
 		}
 	}
@@ -840,10 +840,10 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 	}
 	if conf.Contains(fieldSourcePosition) {
 		sp := &SourcePosition{}
-		if sp.Stream, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPStream); err != nil {
+		if sp.Stream, err = parseText(conf, fieldSourcePosition, fieldSPStream); err != nil {
 			return c, err
 		}
-		if sp.Offset, err = conf.FieldInterpolatedString(fieldSourcePosition, fieldSPOffset); err != nil {
+		if sp.Offset, err = parseText(conf, fieldSourcePosition, fieldSPOffset); err != nil {
 			return c, err
 		}
 		// A later batch committed before an earlier one could record a
@@ -882,7 +882,7 @@ func ParseConfig(conf *service.ParsedConfig) (Config, error) {
 		if c.CDCFormat != "" {
 			return c, fmt.Errorf("row_kind must be empty with cdc_format %s: the envelope gives each row's kind", c.CDCFormat)
 		}
-		if c.RowKind, err = conf.FieldInterpolatedString(fieldRowKind); err != nil {
+		if c.RowKind, err = parseText(conf, fieldRowKind); err != nil {
 			return c, err
 		}
 	}

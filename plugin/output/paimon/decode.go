@@ -110,12 +110,12 @@ func (k *tableSink) decode(batch service.MessageBatch, skip []bool) ([]messageVa
 	if k.conf.Before != nil {
 		before = batch.BloblangExecutor(k.conf.Before)
 	}
-	var rowKind, unchanged *service.MessageBatchInterpolationExecutor
+	var rowKind, unchanged *textOf
 	if k.conf.RowKind != nil {
-		rowKind = batch.InterpolationExecutor(k.conf.RowKind)
+		rowKind = k.conf.RowKind.over(batch)
 	}
 	if k.conf.UnchangedColumns != nil {
-		unchanged = batch.InterpolationExecutor(k.conf.UnchangedColumns)
+		unchanged = k.conf.UnchangedColumns.over(batch)
 	}
 	for i, msg := range batch {
 		if skip != nil && skip[i] {

@@ -26,6 +26,38 @@ func BenchmarkDecodeNative(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeRowKind measures decode with row_kind
+// `${! @operation }`, the CDC inputs' shape, read by the metadata
+// shortcut of text and, for the ratio, by Benthos' interpolation.
+func BenchmarkDecodeRowKind(b *testing.B) {
+	batch := make(service.MessageBatch, 1000)
+	for i := range batch {
+		batch[i] = service.NewMessage([]byte(`{"id": 1}`))
+		batch[i].MetaSetMut("operation", "update")
+	}
+	is, err := service.NewInterpolatedString("${! @operation }")
+	if err != nil {
+		b.Fatal(err)
+	}
+	shortcut := newText("${! @operation }", is)
+	interpolated := *shortcut
+	interpolated.metaKey = ""
+	for _, c := range []struct {
+		name string
+		text *text
+	}{{"shortcut", shortcut}, {"interpolation", &interpolated}} {
+		b.Run(c.name, func(b *testing.B) {
+			k := &tableSink{conf: Config{RowKind: c.text}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, errs := k.decode(batch, nil); errs[0] != nil {
+					b.Fatal(errs[0])
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkConvertNative measures what convert costs per message in
 // native form, the conversion of the payment event included.
 func BenchmarkConvertNative(b *testing.B) {

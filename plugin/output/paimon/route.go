@@ -50,7 +50,7 @@ import (
 // Route is the per-message table of an output whose database or table is
 // interpolated.
 type Route struct {
-	Database, Table *service.InterpolatedString
+	Database, Table *text
 	// IdleTimeout closes the sink of a table without batches for this long.
 	IdleTimeout time.Duration
 }
@@ -104,9 +104,7 @@ func (o *paimonOutput) route(batch service.MessageBatch, msgErrs []error) []tabl
 	r := o.conf.Route
 	var groups []tableGroup
 	at := map[tableName]int{}
-	// One executor per batch: TryInterpolatedString copies the batch on
-	// every call, which is quadratic in the batch size.
-	dbs, tables := batch.InterpolationExecutor(r.Database), batch.InterpolationExecutor(r.Table)
+	dbs, tables := r.Database.over(batch), r.Table.over(batch)
 	for i := range batch {
 		db, err := dbs.TryString(i)
 		if err != nil {

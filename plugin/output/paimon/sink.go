@@ -551,9 +551,7 @@ func (k *tableSink) sourceOffsets(batch service.MessageBatch) ([]messageOffset, 
 	skip := make([]bool, len(batch))
 	errs := make([]error, len(batch))
 	skipped := 0
-	// One executor per batch: TryInterpolatedString copies the batch on
-	// every call, which is quadratic in the batch size.
-	offsetsOf, streamsOf := batch.InterpolationExecutor(sp.Offset), batch.InterpolationExecutor(sp.Stream)
+	offsetsOf, streamsOf := sp.Offset.over(batch), sp.Stream.over(batch)
 	for i := range batch {
 		text, err := offsetsOf.TryString(i)
 		if err != nil {
