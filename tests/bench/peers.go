@@ -158,23 +158,7 @@ func lakecoreWrite(ctx context.Context, wh string, rows [][]any) (timing, error)
 	if err != nil {
 		return timing{}, err
 	}
-	return measure(func() error {
-		tw, err := tbl.NewWriter(ctx)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if err := tw.Write(ctx, r); err != nil {
-				return err
-			}
-		}
-		msgs, err := tw.Prepare(ctx)
-		if err != nil {
-			return err
-		}
-		_, err = tbl.NewCommitter("bench").Commit(ctx, 1, msgs)
-		return err
-	})
+	return writeOnce(ctx, tbl, rows)
 }
 
 // peerRead reads the whole table bench.events of wh with lib and returns
