@@ -75,8 +75,12 @@ fuzz:
 # Go benchmarks of every package, then the report harness (tests/bench), which
 # regenerates docs/BENCHMARKS.md (about 75 minutes on the 2-core machine;
 # BENCH_FLAGS=-quick for a smoke run, BENCH_FLAGS='-only write,tail' for some sections).
+# Its peers section runs Java Paimon and pypaimon from tests/interop: setup.sh
+# builds them first; where it cannot, the section says why and is skipped
+# (REQUIRE_INTEROP=1: fails).
 BENCH_FLAGS ?=
 bench: s3
+	@bash tests/interop/setup.sh >/dev/null || echo "make bench: tests/interop/setup.sh failed (above): the peers section will say why" >&2
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) $(PKGS)
 	@mkdir -p docs
 	$(GO) run ./tests/bench/cmd/report -out docs/BENCHMARKS.md $(BENCH_FLAGS)

@@ -1,6 +1,7 @@
 // Package bench is the benchmark harness behind `make bench`: it measures
 // benthos-paimon against its peers (Benthos' file output, parquet-go used
-// directly) and against the targets of issues #3, #5 and #6, and renders
+// directly, Java Paimon and pypaimon) and against the targets of issues
+// #3, #5, #6 and #19, and renders
 // one reproducible markdown report (docs/BENCHMARKS.md).
 //
 // Every figure is measured [Config.Runs] times (at least 5 in a full run)
@@ -83,6 +84,7 @@ func Measurements() []Measurement {
 		{"tail", measureTail},
 		{"planning", measurePlanning},
 		{"small-files", measureSmallFiles},
+		{"peers", measurePeers},
 	}
 }
 

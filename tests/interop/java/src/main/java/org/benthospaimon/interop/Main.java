@@ -28,6 +28,8 @@ import org.apache.paimon.options.Options;
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
  * pk-bench  --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--runs R] [--reads K]
  * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U] [--options k=v,k=v]
+ * append-bench-write --warehouse W [--database D] [--table T] --rows N [--partitions P]   ({@link AppendBench})
+ * append-bench-read  --warehouse W --database D --table T
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
@@ -207,6 +209,21 @@ public final class Main {
                             PkUpsertBench.parseOptions(flags.getOrDefault("options", "")), out);
                 }
                 return;
+            case "append-bench-write":
+                allow(flags, "warehouse", "database", "table", "rows", "partitions");
+                flags.putIfAbsent("database", "bench");
+                flags.putIfAbsent("table", "events");
+                try (Catalog c = catalog(flags)) {
+                    long partitions = flags.containsKey("partitions") ? longFlag(flags, "partitions") : 4L;
+                    AppendBench.write(c, ident(flags), longFlag(flags, "rows", true), Math.toIntExact(partitions), out);
+                }
+                return;
+            case "append-bench-read":
+                allow(flags, "warehouse", "database", "table");
+                try (Catalog c = catalog(flags)) {
+                    AppendBench.read(c, ident(flags), out);
+                }
+                return;
             case "batch":
                 allow(flags);
                 batch(out);
@@ -278,7 +295,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|append-bench-write|append-bench-read|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--tag NAME] [--time-retained-millis MS] [--changes JSON] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 
