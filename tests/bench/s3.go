@@ -94,6 +94,10 @@ func (t *harnessTB) Fatalf(format string, args ...any) { t.stop(fmt.Sprintf(form
 
 func (t *harnessTB) Skip(args ...any) { t.stop(fmt.Sprint(args...)) }
 
+// Skipf ends the set-up with the reason, as Skip (testenv.Require skips
+// so when the S3 server is not installed).
+func (t *harnessTB) Skipf(format string, args ...any) { t.stop(fmt.Sprintf(format, args...)) }
+
 func (t *harnessTB) stop(msg string) {
 	t.mu.Lock()
 	t.msgs = append(t.msgs, msg)
