@@ -200,7 +200,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 	case kind == encoding.Int64:
 		return &int64Source{v: data.Int64(), conv: c.conv, slab: &c.slab}, nil
 	case kind == encoding.Int96 && c.conv.kind == cvTimestamp:
-		return &int96Source{v: data.Int96(), precision: c.conv.precision}, nil
+		return &int96Source{v: data.Int96(), precision: c.conv.precision, slab: &c.slab}, nil
 	case kind == encoding.Float:
 		return &floatSource{v: data.Float(), conv: c.conv.kind}, nil
 	case kind == encoding.Double:
@@ -208,7 +208,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 	case kind == encoding.ByteArray:
 		b, off := data.ByteArray()
 		if len(off) == 0 {
-			return &byteArraySource{conv: c.conv}, nil
+			return &byteArraySource{conv: c.conv, slab: &c.slab}, nil
 		}
 		prev := uint32(0)
 		for _, o := range off {
@@ -223,7 +223,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 		if size <= 0 {
 			return nil, c.corrupt("fixed length byte array of size %d", size)
 		}
-		return &flbaSource{data: b, size: size, conv: c.conv}, nil
+		return &flbaSource{data: b, size: size, conv: c.conv, slab: &c.slab}, nil
 	}
 	return nil, c.corrupt("page holds %v values", kind)
 }
@@ -440,7 +440,7 @@ func (s *int32Source) get(i int) any {
 	case cvTime:
 		return types.Time(v)
 	case cvDecimal:
-		return types.Decimal{Unscaled: big.NewInt(int64(v)), Scale: s.conv.scale}
+		return s.slab.Decimal(types.Decimal{Unscaled: s.slab.BigInt(int64(v)), Scale: s.conv.scale})
 	}
 	return nil
 }
@@ -458,7 +458,7 @@ func (s *int64Source) get(i int) any {
 	case cvInt64:
 		return s.slab.Int64(v)
 	case cvTimestamp:
-		return int64Timestamp(v, s.conv.unitNanos, s.conv.precision)
+		return s.slab.Timestamp(int64Timestamp(v, s.conv.unitNanos, s.conv.precision))
 	case cvInt32:
 		return int32(v)
 	case cvInt16:
@@ -468,7 +468,7 @@ func (s *int64Source) get(i int) any {
 	case cvTime:
 		return types.Time(types.FloorDiv(v, 1e6/s.conv.unitNanos))
 	case cvDecimal:
-		return types.Decimal{Unscaled: big.NewInt(v), Scale: s.conv.scale}
+		return s.slab.Decimal(types.Decimal{Unscaled: s.slab.BigInt(v), Scale: s.conv.scale})
 	}
 	return nil
 }
@@ -507,6 +507,7 @@ const julianDayOfEpoch = 2440588
 type int96Source struct {
 	v         []deprecated.Int96
 	precision int
+	slab      *boxes.Slab
 }
 
 func (s *int96Source) len() int { return len(s.v) }
@@ -520,7 +521,7 @@ func (s *int96Source) get(i int) any {
 	day := int64(int32(w[2])) - julianDayOfEpoch
 	millis := types.FloorDiv(nanosOfDay, 1e6)
 	ts := types.Timestamp{Millis: day*millisPerDay + millis, NanoOfMilli: int32(nanosOfDay - millis*1e6)}
-	return keepPrecision(ts, s.precision)
+	return s.slab.Timestamp(keepPrecision(ts, s.precision))
 }
 
 type floatSource struct {
@@ -564,7 +565,7 @@ func (s *byteArraySource) get(i int) any {
 	case cvString:
 		return s.slab.String(b)
 	case cvDecimal:
-		return decimalFromBytes(b, s.conv.scale)
+		return s.slab.Decimal(decimalFromBytes(b, s.conv.scale, s.slab))
 	}
 	return append([]byte{}, b...)
 }
@@ -573,19 +574,21 @@ type flbaSource struct {
 	data []byte
 	size int
 	conv leafConv
+	slab *boxes.Slab
 }
 
 func (s *flbaSource) len() int { return len(s.data) / s.size }
 func (s *flbaSource) get(i int) any {
 	b := s.data[i*s.size : (i+1)*s.size]
 	if s.conv.kind == cvDecimal {
-		return decimalFromBytes(b, s.conv.scale)
+		return s.slab.Decimal(decimalFromBytes(b, s.conv.scale, s.slab))
 	}
 	return append([]byte{}, b...)
 }
 
-// decimalFromBytes reads a big-endian two's-complement unscaled value.
-func decimalFromBytes(b []byte, scale int) types.Decimal {
+// decimalFromBytes reads a big-endian two's-complement unscaled value,
+// taking values of up to 8 bytes from slab.
+func decimalFromBytes(b []byte, scale int, slab *boxes.Slab) types.Decimal {
 	if len(b) <= 8 {
 		var v int64
 		for _, x := range b {
@@ -594,7 +597,7 @@ func decimalFromBytes(b []byte, scale int) types.Decimal {
 		if shift := 64 - 8*len(b); shift < 64 {
 			v = v << shift >> shift
 		}
-		return types.Decimal{Unscaled: big.NewInt(v), Scale: scale}
+		return types.Decimal{Unscaled: slab.BigInt(v), Scale: scale}
 	}
 	u := new(big.Int).SetBytes(b)
 	if b[0]&0x80 != 0 {

@@ -13,7 +13,12 @@
 // reflect and the runtime share and which has not changed since Go 1.4.
 package boxes
 
-import "unsafe"
+import (
+	"math/big"
+	"unsafe"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
 
 // slabLen is the values of one slab array; strings of up to maxShared
 // bytes share byte arrays of sharedBytes.
@@ -36,6 +41,8 @@ var (
 	int32Type   = typeOf(int32(0))
 	float64Type = typeOf(float64(0))
 	stringType  = typeOf("")
+	stampType   = typeOf(types.Timestamp{})
+	decimalType = typeOf(types.Decimal{})
 )
 
 // Slab makes interfaces from slab arrays. The zero value is ready for
@@ -46,6 +53,10 @@ type Slab struct {
 	floats  []float64
 	strs    []string
 	strData []byte
+	stamps  []types.Timestamp
+	decs    []types.Decimal
+	bigs    []big.Int
+	words   []big.Word
 }
 
 func box(typ, data unsafe.Pointer) any {
@@ -93,4 +104,40 @@ func (s *Slab) String(b []byte) any {
 		s.strData = s.strData[n:]
 	}
 	return box(stringType, next(&s.strs, str))
+}
+
+// Timestamp returns any(v).
+func (s *Slab) Timestamp(v types.Timestamp) any { return box(stampType, next(&s.stamps, v)) }
+
+// Decimal returns any(v). v.Unscaled is shared, not copied.
+func (s *Slab) Decimal(v types.Decimal) any { return box(decimalType, next(&s.decs, v)) }
+
+// BigInt returns big.NewInt(v): a big.Int of its own, whose struct and
+// single word come from slab arrays. Its word is a slice of capacity one,
+// so arithmetic that grows it reallocates as for any big.Int, and no other
+// big.Int shares it.
+func (s *Slab) BigInt(v int64) *big.Int {
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	if v == 0 || uint64(big.Word(u)) != u { // zero has no words; 32-bit words
+		return big.NewInt(v)
+	}
+	if len(s.words) == 0 {
+		s.words = make([]big.Word, slabLen)
+	}
+	w := s.words[:1:1]
+	s.words = s.words[1:]
+	w[0] = big.Word(u)
+	if len(s.bigs) == 0 {
+		s.bigs = make([]big.Int, slabLen)
+	}
+	z := &s.bigs[0]
+	s.bigs = s.bigs[1:]
+	z.SetBits(w)
+	if v < 0 {
+		z.Neg(z)
+	}
+	return z
 }
