@@ -440,7 +440,7 @@ func (s *int32Source) get(i int) any {
 	case cvTime:
 		return types.Time(v)
 	case cvDecimal:
-		return s.slab.Decimal(types.Decimal{Unscaled: s.slab.BigInt(int64(v)), Scale: s.conv.scale})
+		return s.slab.Decimal(int64(v), s.conv.scale)
 	}
 	return nil
 }
@@ -468,7 +468,7 @@ func (s *int64Source) get(i int) any {
 	case cvTime:
 		return types.Time(types.FloorDiv(v, 1e6/s.conv.unitNanos))
 	case cvDecimal:
-		return s.slab.Decimal(types.Decimal{Unscaled: s.slab.BigInt(v), Scale: s.conv.scale})
+		return s.slab.Decimal(v, s.conv.scale)
 	}
 	return nil
 }
@@ -565,7 +565,7 @@ func (s *byteArraySource) get(i int) any {
 	case cvString:
 		return s.slab.String(b)
 	case cvDecimal:
-		return s.slab.Decimal(decimalFromBytes(b, s.conv.scale, s.slab))
+		return decimalFromBytes(b, s.conv.scale, s.slab)
 	}
 	return append([]byte{}, b...)
 }
@@ -581,14 +581,14 @@ func (s *flbaSource) len() int { return len(s.data) / s.size }
 func (s *flbaSource) get(i int) any {
 	b := s.data[i*s.size : (i+1)*s.size]
 	if s.conv.kind == cvDecimal {
-		return s.slab.Decimal(decimalFromBytes(b, s.conv.scale, s.slab))
+		return decimalFromBytes(b, s.conv.scale, s.slab)
 	}
 	return append([]byte{}, b...)
 }
 
-// decimalFromBytes reads a big-endian two's-complement unscaled value,
-// taking values of up to 8 bytes from slab.
-func decimalFromBytes(b []byte, scale int, slab *boxes.Slab) types.Decimal {
+// decimalFromBytes reads a big-endian two's-complement unscaled value as
+// a types.Decimal, boxing values of up to 8 bytes from slab.
+func decimalFromBytes(b []byte, scale int, slab *boxes.Slab) any {
 	if len(b) <= 8 {
 		var v int64
 		for _, x := range b {
@@ -597,7 +597,7 @@ func decimalFromBytes(b []byte, scale int, slab *boxes.Slab) types.Decimal {
 		if shift := 64 - 8*len(b); shift < 64 {
 			v = v << shift >> shift
 		}
-		return types.Decimal{Unscaled: slab.BigInt(v), Scale: scale}
+		return slab.Decimal(v, scale)
 	}
 	u := new(big.Int).SetBytes(b)
 	if b[0]&0x80 != 0 {

@@ -54,9 +54,8 @@ type Slab struct {
 	strs    []string
 	strData []byte
 	stamps  []types.Timestamp
-	decs    []types.Decimal
-	bigs    []big.Int
-	words   []big.Word
+	decs    []decimalBox
+	bigDecs []types.Decimal
 }
 
 func box(typ, data unsafe.Pointer) any {
@@ -109,35 +108,36 @@ func (s *Slab) String(b []byte) any {
 // Timestamp returns any(v).
 func (s *Slab) Timestamp(v types.Timestamp) any { return box(stampType, next(&s.stamps, v)) }
 
-// Decimal returns any(v). v.Unscaled is shared, not copied.
-func (s *Slab) Decimal(v types.Decimal) any { return box(decimalType, next(&s.decs, v)) }
+// decimalBox holds a decimal of up to one word and its big.Int in one
+// slab element, so that one array serves all three.
+type decimalBox struct {
+	d types.Decimal
+	z big.Int
+	w [1]big.Word
+}
 
-// BigInt returns big.NewInt(v): a big.Int of its own, whose struct and
-// single word come from slab arrays. Its word is a slice of capacity one,
+// Decimal returns any(types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}).
+// The big.Int is the decimal's own: its word is a slice of capacity one,
 // so arithmetic that grows it reallocates as for any big.Int, and no other
-// big.Int shares it.
-func (s *Slab) BigInt(v int64) *big.Int {
-	u := uint64(v)
-	if v < 0 {
+// value shares it.
+func (s *Slab) Decimal(unscaled int64, scale int) any {
+	u := uint64(unscaled)
+	if unscaled < 0 {
 		u = -u
 	}
-	if v == 0 || uint64(big.Word(u)) != u { // zero has no words; 32-bit words
-		return big.NewInt(v)
+	if unscaled == 0 || uint64(big.Word(u)) != u { // zero has no words; 32-bit words
+		return box(decimalType, next(&s.bigDecs, types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}))
 	}
-	if len(s.words) == 0 {
-		s.words = make([]big.Word, slabLen)
+	if len(s.decs) == 0 {
+		s.decs = make([]decimalBox, slabLen)
 	}
-	w := s.words[:1:1]
-	s.words = s.words[1:]
-	w[0] = big.Word(u)
-	if len(s.bigs) == 0 {
-		s.bigs = make([]big.Int, slabLen)
+	b := &s.decs[0]
+	s.decs = s.decs[1:]
+	b.w[0] = big.Word(u)
+	b.z.SetBits(b.w[:1:1])
+	if unscaled < 0 {
+		b.z.Neg(&b.z)
 	}
-	z := &s.bigs[0]
-	s.bigs = s.bigs[1:]
-	z.SetBits(w)
-	if v < 0 {
-		z.Neg(z)
-	}
-	return z
+	b.d = types.Decimal{Unscaled: &b.z, Scale: scale}
+	return box(decimalType, unsafe.Pointer(&b.d))
 }

@@ -46,9 +46,10 @@ func TestSlab(t *testing.T) {
 	}
 }
 
-// TestSlabTimestampDecimal checks Timestamp, Decimal and BigInt against
-// the ordinary conversions and big.NewInt, through garbage collections,
-// and that a slab big.Int is its own: changing one changes no other.
+// TestSlabTimestampDecimal checks Timestamp and Decimal against the
+// ordinary conversions and big.NewInt, through garbage collections, and
+// that the big.Int of a slab decimal is its own: changing one changes no
+// other.
 func TestSlabTimestampDecimal(t *testing.T) {
 	var s Slab
 	var got, want []any
@@ -64,9 +65,9 @@ func TestSlabTimestampDecimal(t *testing.T) {
 		case 3:
 			v = 0
 		}
-		b := s.BigInt(v)
-		ints = append(ints, b)
-		got = append(got, s.Timestamp(ts), s.Decimal(types.Decimal{Unscaled: b, Scale: i % 7}))
+		d := s.Decimal(v, i%7)
+		ints = append(ints, d.(types.Decimal).Unscaled)
+		got = append(got, s.Timestamp(ts), d)
 		want = append(want, ts, types.Decimal{Unscaled: big.NewInt(v), Scale: i % 7})
 	}
 	runtime.GC()
@@ -83,7 +84,7 @@ func TestSlabTimestampDecimal(t *testing.T) {
 			}
 		}
 	}
-	// Arithmetic in place on one slab big.Int, growing and not, leaves its
+	// Arithmetic in place on one decimal's big.Int, growing and not, leaves its
 	// neighbours alone.
 	ints[10].Add(ints[10], big.NewInt(1))
 	ints[20].Lsh(ints[20], 200)
