@@ -21,6 +21,14 @@ type valueSource interface {
 	get(i int) any
 }
 
+// denseSource is a valueSource that also stores a run of its values at
+// once: dst[j][col] = get(from+j), with the conversion chosen once per
+// run instead of once per value.
+type denseSource interface {
+	valueSource
+	fill(dst [][]any, col, from int)
+}
+
 // leafCursor walks the level entries of one leaf column through the pages of
 // its column chunk in the current row group. Each entry has a definition
 // level, a repetition level and, when the definition level is the maximum, a
@@ -310,8 +318,12 @@ func (c *leafCursor) readFlat(rows [][]any, col int) error {
 		seg := rows[i : i+k]
 		src := c.src
 		if c.def == nil {
-			for j, row := range seg {
-				row[col] = src.get(c.vpos + j)
+			if d, ok := src.(denseSource); ok {
+				d.fill(seg, col, c.vpos)
+			} else {
+				for j, row := range seg {
+					row[col] = src.get(c.vpos + j)
+				}
 			}
 			c.vpos += k
 		} else {
@@ -445,6 +457,19 @@ func (s *int32Source) get(i int) any {
 	return nil
 }
 
+func (s *int32Source) fill(dst [][]any, col, from int) {
+	v := s.v[from : from+len(dst)]
+	if s.conv.kind != cvInt32 {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	for j, row := range dst {
+		row[col] = s.slab.Int32(v[j])
+	}
+}
+
 type int64Source struct {
 	v    []int64
 	conv leafConv
@@ -471,6 +496,30 @@ func (s *int64Source) get(i int) any {
 		return s.slab.Decimal(v, s.conv.scale)
 	}
 	return nil
+}
+
+func (s *int64Source) fill(dst [][]any, col, from int) {
+	v := s.v[from : from+len(dst)]
+	switch s.conv.kind {
+	case cvInt64:
+		for j, row := range dst {
+			row[col] = s.slab.Int64(v[j])
+		}
+	case cvTimestamp:
+		unit, precision := s.conv.unitNanos, s.conv.precision
+		for j, row := range dst {
+			row[col] = s.slab.Timestamp(int64Timestamp(v[j], unit, precision))
+		}
+	case cvDecimal:
+		scale := s.conv.scale
+		for j, row := range dst {
+			row[col] = s.slab.Decimal(v[j], scale)
+		}
+	default:
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+	}
 }
 
 // int64Timestamp converts an INT64 timestamp in the given unit and keeps the
@@ -570,6 +619,19 @@ func (s *byteArraySource) get(i int) any {
 	return append([]byte{}, b...)
 }
 
+func (s *byteArraySource) fill(dst [][]any, col, from int) {
+	if s.conv.kind != cvString {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	off := s.offsets[from : from+len(dst)+1]
+	for j, row := range dst {
+		row[col] = s.slab.String(s.data[off[j]:off[j+1]])
+	}
+}
+
 type flbaSource struct {
 	data []byte
 	size int
@@ -623,4 +685,18 @@ func (s *dictSource) get(i int) any {
 		}
 	}
 	return v
+}
+
+func (s *dictSource) fill(dst [][]any, col, from int) {
+	idx := s.idx[from : from+len(dst)]
+	if s.copyBytes {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	vals := s.vals
+	for j, row := range dst {
+		row[col] = vals[idx[j]]
+	}
 }
