@@ -21,6 +21,14 @@ type valueSource interface {
 	get(i int) any
 }
 
+// denseSource is a valueSource that also stores a run of its values at
+// once: dst[j][col] = get(from+j), with the conversion chosen once per
+// run instead of once per value.
+type denseSource interface {
+	valueSource
+	fill(dst [][]any, col, from int)
+}
+
 // leafCursor walks the level entries of one leaf column through the pages of
 // its column chunk in the current row group. Each entry has a definition
 // level, a repetition level and, when the definition level is the maximum, a
@@ -200,7 +208,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 	case kind == encoding.Int64:
 		return &int64Source{v: data.Int64(), conv: c.conv, slab: &c.slab}, nil
 	case kind == encoding.Int96 && c.conv.kind == cvTimestamp:
-		return &int96Source{v: data.Int96(), precision: c.conv.precision}, nil
+		return &int96Source{v: data.Int96(), precision: c.conv.precision, slab: &c.slab}, nil
 	case kind == encoding.Float:
 		return &floatSource{v: data.Float(), conv: c.conv.kind}, nil
 	case kind == encoding.Double:
@@ -208,7 +216,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 	case kind == encoding.ByteArray:
 		b, off := data.ByteArray()
 		if len(off) == 0 {
-			return &byteArraySource{conv: c.conv}, nil
+			return &byteArraySource{conv: c.conv, slab: &c.slab}, nil
 		}
 		prev := uint32(0)
 		for _, o := range off {
@@ -223,7 +231,7 @@ func (c *leafCursor) source(data encoding.Values) (valueSource, error) {
 		if size <= 0 {
 			return nil, c.corrupt("fixed length byte array of size %d", size)
 		}
-		return &flbaSource{data: b, size: size, conv: c.conv}, nil
+		return &flbaSource{data: b, size: size, conv: c.conv, slab: &c.slab}, nil
 	}
 	return nil, c.corrupt("page holds %v values", kind)
 }
@@ -310,8 +318,12 @@ func (c *leafCursor) readFlat(rows [][]any, col int) error {
 		seg := rows[i : i+k]
 		src := c.src
 		if c.def == nil {
-			for j, row := range seg {
-				row[col] = src.get(c.vpos + j)
+			if d, ok := src.(denseSource); ok {
+				d.fill(seg, col, c.vpos)
+			} else {
+				for j, row := range seg {
+					row[col] = src.get(c.vpos + j)
+				}
 			}
 			c.vpos += k
 		} else {
@@ -440,9 +452,22 @@ func (s *int32Source) get(i int) any {
 	case cvTime:
 		return types.Time(v)
 	case cvDecimal:
-		return types.Decimal{Unscaled: big.NewInt(int64(v)), Scale: s.conv.scale}
+		return s.slab.Decimal(int64(v), s.conv.scale)
 	}
 	return nil
+}
+
+func (s *int32Source) fill(dst [][]any, col, from int) {
+	v := s.v[from : from+len(dst)]
+	if s.conv.kind != cvInt32 {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	for j, row := range dst {
+		row[col] = s.slab.Int32(v[j])
+	}
 }
 
 type int64Source struct {
@@ -458,7 +483,7 @@ func (s *int64Source) get(i int) any {
 	case cvInt64:
 		return s.slab.Int64(v)
 	case cvTimestamp:
-		return int64Timestamp(v, s.conv.unitNanos, s.conv.precision)
+		return s.slab.Timestamp(int64Timestamp(v, s.conv.unitNanos, s.conv.precision))
 	case cvInt32:
 		return int32(v)
 	case cvInt16:
@@ -468,9 +493,33 @@ func (s *int64Source) get(i int) any {
 	case cvTime:
 		return types.Time(types.FloorDiv(v, 1e6/s.conv.unitNanos))
 	case cvDecimal:
-		return types.Decimal{Unscaled: big.NewInt(v), Scale: s.conv.scale}
+		return s.slab.Decimal(v, s.conv.scale)
 	}
 	return nil
+}
+
+func (s *int64Source) fill(dst [][]any, col, from int) {
+	v := s.v[from : from+len(dst)]
+	switch s.conv.kind {
+	case cvInt64:
+		for j, row := range dst {
+			row[col] = s.slab.Int64(v[j])
+		}
+	case cvTimestamp:
+		unit, precision := s.conv.unitNanos, s.conv.precision
+		for j, row := range dst {
+			row[col] = s.slab.Timestamp(int64Timestamp(v[j], unit, precision))
+		}
+	case cvDecimal:
+		scale := s.conv.scale
+		for j, row := range dst {
+			row[col] = s.slab.Decimal(v[j], scale)
+		}
+	default:
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+	}
 }
 
 // int64Timestamp converts an INT64 timestamp in the given unit and keeps the
@@ -507,6 +556,7 @@ const julianDayOfEpoch = 2440588
 type int96Source struct {
 	v         []deprecated.Int96
 	precision int
+	slab      *boxes.Slab
 }
 
 func (s *int96Source) len() int { return len(s.v) }
@@ -520,7 +570,7 @@ func (s *int96Source) get(i int) any {
 	day := int64(int32(w[2])) - julianDayOfEpoch
 	millis := types.FloorDiv(nanosOfDay, 1e6)
 	ts := types.Timestamp{Millis: day*millisPerDay + millis, NanoOfMilli: int32(nanosOfDay - millis*1e6)}
-	return keepPrecision(ts, s.precision)
+	return s.slab.Timestamp(keepPrecision(ts, s.precision))
 }
 
 type floatSource struct {
@@ -564,28 +614,43 @@ func (s *byteArraySource) get(i int) any {
 	case cvString:
 		return s.slab.String(b)
 	case cvDecimal:
-		return decimalFromBytes(b, s.conv.scale)
+		return decimalFromBytes(b, s.conv.scale, s.slab)
 	}
 	return append([]byte{}, b...)
+}
+
+func (s *byteArraySource) fill(dst [][]any, col, from int) {
+	if s.conv.kind != cvString {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	off := s.offsets[from : from+len(dst)+1]
+	for j, row := range dst {
+		row[col] = s.slab.String(s.data[off[j]:off[j+1]])
+	}
 }
 
 type flbaSource struct {
 	data []byte
 	size int
 	conv leafConv
+	slab *boxes.Slab
 }
 
 func (s *flbaSource) len() int { return len(s.data) / s.size }
 func (s *flbaSource) get(i int) any {
 	b := s.data[i*s.size : (i+1)*s.size]
 	if s.conv.kind == cvDecimal {
-		return decimalFromBytes(b, s.conv.scale)
+		return decimalFromBytes(b, s.conv.scale, s.slab)
 	}
 	return append([]byte{}, b...)
 }
 
-// decimalFromBytes reads a big-endian two's-complement unscaled value.
-func decimalFromBytes(b []byte, scale int) types.Decimal {
+// decimalFromBytes reads a big-endian two's-complement unscaled value as
+// a types.Decimal, boxing values of up to 8 bytes from slab.
+func decimalFromBytes(b []byte, scale int, slab *boxes.Slab) any {
 	if len(b) <= 8 {
 		var v int64
 		for _, x := range b {
@@ -594,7 +659,7 @@ func decimalFromBytes(b []byte, scale int) types.Decimal {
 		if shift := 64 - 8*len(b); shift < 64 {
 			v = v << shift >> shift
 		}
-		return types.Decimal{Unscaled: big.NewInt(v), Scale: scale}
+		return slab.Decimal(v, scale)
 	}
 	u := new(big.Int).SetBytes(b)
 	if b[0]&0x80 != 0 {
@@ -620,4 +685,18 @@ func (s *dictSource) get(i int) any {
 		}
 	}
 	return v
+}
+
+func (s *dictSource) fill(dst [][]any, col, from int) {
+	idx := s.idx[from : from+len(dst)]
+	if s.copyBytes {
+		for j, row := range dst {
+			row[col] = s.get(from + j)
+		}
+		return
+	}
+	vals := s.vals
+	for j, row := range dst {
+		row[col] = vals[idx[j]]
+	}
 }

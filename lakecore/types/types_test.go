@@ -2,6 +2,8 @@ package types_test
 
 import (
 	"encoding/json"
+	"math"
+	"math/big"
 	"testing"
 
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -111,5 +113,32 @@ func TestDecimalAndTimestamp(t *testing.T) {
 	}
 	if types.Date(19873).String() != "2024-05-30" {
 		t.Errorf("date %s", types.Date(19873))
+	}
+}
+
+// TestDecimalStringInt64 checks Decimal.String on int64 unscaled values
+// (its one-buffer path) against big.Rat's exact decimal text.
+func TestDecimalStringInt64(t *testing.T) {
+	values := []int64{0, 1, -1, 5, -5, 9, 10, 99, 100, -100, 12345, -12345, 45678, -45678, 999999999,
+		math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1e18, -1e18}
+	for i := int64(1); i < 1e18; i *= 7 {
+		values = append(values, i, -i, i+3)
+	}
+	for _, v := range values {
+		for scale := 0; scale <= 18; scale++ {
+			d := types.Decimal{Unscaled: big.NewInt(v), Scale: scale}
+			want := new(big.Rat).SetFrac(big.NewInt(v), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil)).FloatString(scale)
+			if got := d.String(); got != want {
+				t.Errorf("Decimal{%d, %d}.String() = %q, want %q", v, scale, got, want)
+			}
+		}
+	}
+	// Beyond int64 and with a negative scale the big.Int path still answers.
+	big20, _ := new(big.Int).SetString("-123456789012345678901", 10)
+	if got := (types.Decimal{Unscaled: big20, Scale: 3}).String(); got != "-123456789012345678.901" {
+		t.Errorf("20-digit decimal: %q", got)
+	}
+	if got := (types.Decimal{Unscaled: big.NewInt(-12), Scale: -2}).String(); got != "-1200" {
+		t.Errorf("negative scale: %q", got)
 	}
 }

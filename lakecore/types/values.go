@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -271,6 +272,9 @@ func (d Decimal) String() string {
 	if u == nil {
 		u = new(big.Int)
 	}
+	if u.IsInt64() && d.Scale >= 0 && d.Scale <= 18 {
+		return smallDecimalString(u.Int64(), d.Scale)
+	}
 	neg := u.Sign() < 0
 	digits := new(big.Int).Abs(u).String()
 	if d.Scale > 0 {
@@ -285,6 +289,37 @@ func (d Decimal) String() string {
 		return "-" + digits
 	}
 	return digits
+}
+
+// smallDecimalString is Decimal.String for an int64 unscaled value and a
+// scale of 0 to 18, formatted in one buffer: at most a sign, 19 digits, a
+// point and 18 leading zeros.
+func smallDecimalString(v int64, scale int) string {
+	var buf [40]byte
+	u := uint64(v)
+	if v < 0 {
+		u = -u
+	}
+	var digits [20]byte
+	n := len(strconv.AppendUint(digits[:0], u, 10))
+	b := buf[:0]
+	if v < 0 {
+		b = append(b, '-')
+	}
+	if n <= scale { // 0.00ddd
+		b = append(b, '0', '.')
+		for range scale - n {
+			b = append(b, '0')
+		}
+		b = append(b, digits[:n]...)
+	} else {
+		b = append(b, digits[:n-scale]...)
+		if scale > 0 {
+			b = append(b, '.')
+			b = append(b, digits[n-scale:n]...)
+		}
+	}
+	return string(b)
 }
 
 // Map is a MAP or MULTISET value: entries in order, Keys[i] maps to Values[i].

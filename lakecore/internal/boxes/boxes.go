@@ -13,7 +13,12 @@
 // reflect and the runtime share and which has not changed since Go 1.4.
 package boxes
 
-import "unsafe"
+import (
+	"math/big"
+	"unsafe"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
 
 // slabLen is the values of one slab array; strings of up to maxShared
 // bytes share byte arrays of sharedBytes.
@@ -36,6 +41,8 @@ var (
 	int32Type   = typeOf(int32(0))
 	float64Type = typeOf(float64(0))
 	stringType  = typeOf("")
+	stampType   = typeOf(types.Timestamp{})
+	decimalType = typeOf(types.Decimal{})
 )
 
 // Slab makes interfaces from slab arrays. The zero value is ready for
@@ -46,6 +53,9 @@ type Slab struct {
 	floats  []float64
 	strs    []string
 	strData []byte
+	stamps  []types.Timestamp
+	decs    []decimalBox
+	bigDecs []types.Decimal
 }
 
 func box(typ, data unsafe.Pointer) any {
@@ -93,4 +103,41 @@ func (s *Slab) String(b []byte) any {
 		s.strData = s.strData[n:]
 	}
 	return box(stringType, next(&s.strs, str))
+}
+
+// Timestamp returns any(v).
+func (s *Slab) Timestamp(v types.Timestamp) any { return box(stampType, next(&s.stamps, v)) }
+
+// decimalBox holds a decimal of up to one word and its big.Int in one
+// slab element, so that one array serves all three.
+type decimalBox struct {
+	d types.Decimal
+	z big.Int
+	w [1]big.Word
+}
+
+// Decimal returns any(types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}).
+// The big.Int is the decimal's own: its word is a slice of capacity one,
+// so arithmetic that grows it reallocates as for any big.Int, and no other
+// value shares it.
+func (s *Slab) Decimal(unscaled int64, scale int) any {
+	u := uint64(unscaled)
+	if unscaled < 0 {
+		u = -u
+	}
+	if unscaled == 0 || uint64(big.Word(u)) != u { // zero has no words; 32-bit words
+		return box(decimalType, next(&s.bigDecs, types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}))
+	}
+	if len(s.decs) == 0 {
+		s.decs = make([]decimalBox, slabLen)
+	}
+	b := &s.decs[0]
+	s.decs = s.decs[1:]
+	b.w[0] = big.Word(u)
+	b.z.SetBits(b.w[:1:1])
+	if unscaled < 0 {
+		b.z.Neg(&b.z)
+	}
+	b.d = types.Decimal{Unscaled: &b.z, Scale: scale}
+	return box(decimalType, unsafe.Pointer(&b.d))
 }

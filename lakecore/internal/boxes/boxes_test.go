@@ -2,9 +2,12 @@ package boxes
 
 import (
 	"math"
+	"math/big"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // TestSlab checks that the interfaces a Slab makes equal the ordinary
@@ -40,5 +43,64 @@ func TestSlab(t *testing.T) {
 	m := map[any]int{got[6]: 1}
 	if m[int64(1_000_003)] != 1 {
 		t.Fatal("a slab int64 is not found as a map key equal to the ordinary one")
+	}
+}
+
+// TestSlabTimestampDecimal checks Timestamp and Decimal against the
+// ordinary conversions and big.NewInt, through garbage collections, and
+// that the big.Int of a slab decimal is its own: changing one changes no
+// other.
+func TestSlabTimestampDecimal(t *testing.T) {
+	var s Slab
+	var got, want []any
+	var ints []*big.Int
+	for i := range 1000 {
+		ts := types.Timestamp{Millis: int64(i) * -86_400_001, NanoOfMilli: int32(i * 997)}
+		v := int64(i-500) * 1_000_000_007
+		switch i {
+		case 1:
+			v = math.MinInt64
+		case 2:
+			v = math.MaxInt64
+		case 3:
+			v = 0
+		}
+		d := s.Decimal(v, i%7)
+		ints = append(ints, d.(types.Decimal).Unscaled)
+		got = append(got, s.Timestamp(ts), d)
+		want = append(want, ts, types.Decimal{Unscaled: big.NewInt(v), Scale: i % 7})
+	}
+	runtime.GC()
+	for i := range got {
+		switch w := want[i].(type) {
+		case types.Timestamp:
+			if got[i] != w {
+				t.Fatalf("value %d: %#v, want %#v", i, got[i], w)
+			}
+		case types.Decimal:
+			g, ok := got[i].(types.Decimal)
+			if !ok || g.Scale != w.Scale || g.Unscaled.Cmp(w.Unscaled) != 0 || g.Unscaled.String() != w.Unscaled.String() {
+				t.Fatalf("value %d: %#v, want %v", i, got[i], w)
+			}
+		}
+	}
+	// Arithmetic in place on one decimal's big.Int, growing and not, leaves its
+	// neighbours alone.
+	ints[10].Add(ints[10], big.NewInt(1))
+	ints[20].Lsh(ints[20], 200)
+	for i, b := range ints {
+		v := int64(i-500) * 1_000_000_007
+		want := big.NewInt(v)
+		switch i {
+		case 1, 2, 3:
+			continue
+		case 10:
+			want.Add(want, big.NewInt(1))
+		case 20:
+			want.Lsh(want, 200)
+		}
+		if b.Cmp(want) != 0 {
+			t.Fatalf("big.Int %d is %v, want %v", i, b, want)
+		}
 	}
 }
