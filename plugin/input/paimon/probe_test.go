@@ -1,0 +1,225 @@
+package paimon
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/faultfs"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/storage/s3test"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// look is one step of a probeSchedule: the wait, and whether the look
+// after it is a full poll.
+type look struct {
+	wait time.Duration
+	poll bool
+}
+
+func looks(s *probeSchedule, n int) []look {
+	out := make([]look, n)
+	for i := range out {
+		out[i].wait, out[i].poll = s.next()
+	}
+	return out
+}
+
+const ms = time.Millisecond
+
+// TestProbeSchedule: after a snapshot, the first probe is immediate, the
+// waits then start at probeFirstWait and double up to discovery_interval;
+// every 16th look is a full poll (Java's RANGE_CHECK_INTERVAL); reading a
+// snapshot starts the schedule and the count again, a poll only the count.
+func TestProbeSchedule(t *testing.T) {
+	p := func(d time.Duration) look { return look{wait: d} }
+	poll := func(d time.Duration) look { return look{wait: d, poll: true} }
+	for _, tc := range []struct {
+		name  string
+		max   time.Duration
+		steps func(s *probeSchedule) []look
+		want  []look
+	}{
+		{
+			name:  "ramp to 1s, range check on the 16th look",
+			max:   time.Second,
+			steps: func(s *probeSchedule) []look { return looks(s, 18) },
+			want: []look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(80 * ms), p(160 * ms), p(320 * ms), p(640 * ms),
+				p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second),
+				poll(time.Second), p(time.Second), p(time.Second)},
+		},
+		{
+			name:  "an interval below the first wait caps every wait",
+			max:   3 * ms,
+			steps: func(s *probeSchedule) []look { return looks(s, 3) },
+			want:  []look{p(0), p(3 * ms), p(3 * ms)},
+		},
+		{
+			name: "a snapshot read restarts the ramp and the count",
+			max:  100 * ms,
+			steps: func(s *probeSchedule) []look {
+				out := looks(s, 10)
+				s.read()
+				return append(out, looks(s, 17)...)
+			},
+			want: append(
+				[]look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(80 * ms), p(100 * ms), p(100 * ms), p(100 * ms), p(100 * ms), p(100 * ms)},
+				p(0), p(10*ms), p(20*ms), p(40*ms), p(80*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms),
+				p(100*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms), poll(100*ms), p(100*ms)),
+		},
+		{
+			name: "a poll restarts the count, not the ramp",
+			max:  40 * ms,
+			steps: func(s *probeSchedule) []look {
+				out := looks(s, 5)
+				s.polled()
+				return append(out, looks(s, 16)...)
+			},
+			want: append([]look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(40 * ms)},
+				p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms),
+				p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), poll(40*ms)),
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newProbeSchedule(tc.max)
+			if got := tc.steps(&s); !slices.Equal(got, tc.want) {
+				t.Errorf("looks:\n got %v\nwant %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// statSignal is a FileIO that, once armed, hands each Stat of path to
+// the test over stats before it returns: the reader waits for the test to
+// take it.
+type statSignal struct {
+	storage.FileIO
+	path  string
+	armed atomic.Bool
+	stats chan struct{}
+}
+
+func (s *statSignal) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
+	fi, err := s.FileIO.Stat(ctx, p)
+	if p == s.path && s.armed.Load() {
+		select {
+		case s.stats <- struct{}{}:
+		case <-ctx.Done():
+		}
+	}
+	return fi, err
+}
+
+// idleRequests tails tt through a counting FileIO (which is not a local
+// disk, so the reader probes as on S3), reads its one snapshot, lets the
+// reader probe for snapshot 2 probes times, stops it, and returns the
+// calls made meanwhile: HEADs (Stat) and GETs (ReadFile) of snapshot-2,
+// and all calls.
+func idleRequests(t *testing.T, fio storage.FileIO, yaml string, probes int) (heads, gets, all int) {
+	t.Helper()
+	const next = "default.db/events/snapshot/snapshot-2"
+	signal := &statSignal{FileIO: fio, path: next, stats: make(chan struct{})}
+	counted := faultfs.New(signal, 1)
+	in := newInput(t, yaml)
+	in.fileIO = func(context.Context) (storage.FileIO, error) { return counted, nil }
+	ctx := context.Background()
+	if err := in.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(ctx)
+	if got := readN(t, in, 1); got[0].Snapshot != 1 {
+		t.Fatalf("first message: %+v", got[0])
+	}
+	signal.armed.Store(true)
+	before := counted.Calls(faultfs.OpAll)
+	beforeHeads, beforeGets := counted.PathCalls(faultfs.OpStat)[next], counted.PathCalls(faultfs.OpReadFile)[next]
+	for i := range probes {
+		select {
+		case <-signal.stats:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%d probes of %s, then none for 60 s; want %d", i, next, probes)
+		}
+	}
+	in.reader.stop() // no more calls from here on; Close stops it again harmlessly
+	return counted.PathCalls(faultfs.OpStat)[next] - beforeHeads, counted.PathCalls(faultfs.OpReadFile)[next] - beforeGets,
+		counted.Calls(faultfs.OpAll) - before
+}
+
+// TestIdleReaderRequests: a reader that has caught up on a table nobody
+// writes to looks for the next snapshot with one HEAD of its name, and
+// every 16th time with the scanner's full poll instead (the GET of the
+// name and four requests of the range check, one of them a HEAD of the
+// name): 20 requests per 16 looks, where a full poll every time costs 80.
+// Each look HEADs snapshot-2 once, so the HEADs count the looks.
+func TestIdleReaderRequests(t *testing.T) {
+	tt := newTestTable(t, nil, nil)
+	tt.appendRows(row("d", "eu", 1))
+	heads, gets, all := idleRequests(t, tt.tbl.FileIO(), tt.yaml("scan_mode: latest-full\ndiscovery_interval: 1ms\n"), 160)
+	t.Logf("%d looks, %d of them polls, %d requests", heads, gets, all)
+	if want := float64(heads) / 16; float64(gets) < want-1 || float64(gets) > want+1 {
+		t.Errorf("%d looks (HEAD) and %d polls (GET) of snapshot-2, want a poll every 16 looks (Java's RANGE_CHECK_INTERVAL)", heads, gets)
+	}
+	if float64(all) > 1.25*float64(heads)+5 {
+		t.Errorf("%d requests for %d looks (%d of them polls), want at most 1.25 a look", all, heads, gets)
+	}
+}
+
+// TestProbeFindsSnapshotOnS3: on S3 a reader that has caught up sees a
+// snapshot committed while it waits long before discovery_interval (30 s)
+// passes, and reads it with a HEAD and a GET of its name.
+func TestProbeFindsSnapshotOnS3(t *testing.T) {
+	cfg, bucket := s3test.Server(t)
+	ctx := context.Background()
+	wh := "s3://" + bucket + "/wh"
+	cat, err := lakecore.OpenCatalog(ctx, wh, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.CreateTable(ctx, "default", "events", lakecore.TableSpec{Fields: types.MustParse(eventsSchema).Fields})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := &testTable{t: t, warehouse: wh, tbl: tbl}
+	tt.committer = newCommitter(tt)
+	tt.appendRows(row("d", "eu", 1))
+
+	counted := faultfs.New(tbl.FileIO(), 1)
+	in := newInput(t, tt.yaml(fmt.Sprintf("scan_mode: latest-full\ndiscovery_interval: 30s\ns3: { endpoint: %s, region: %s, force_path_style: true, credentials: { id: %s, secret: %s } }\n",
+		cfg.Endpoint, cfg.Region, cfg.AccessKeyID, cfg.SecretAccessKey)))
+	in.fileIO = func(context.Context) (storage.FileIO, error) { return counted, nil }
+	if err := in.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(ctx)
+	if got := readN(t, in, 1); got[0].Snapshot != 1 {
+		t.Fatalf("first message: %+v", got[0])
+	}
+	for id := int64(2); id <= 3; id++ {
+		p := fmt.Sprintf("default.db/events/snapshot/snapshot-%d", id)
+		gets := counted.PathCalls(faultfs.OpReadFile)[p] // the poll that found nothing yet, for snapshot 2
+		start := time.Now()
+		tt.appendRows(row("d", "eu", id))
+		got := readN(t, in, 1)
+		if got[0].Snapshot != id {
+			t.Fatalf("message after commit %d: %+v", id, got[0])
+		}
+		// The ramp restarted at the last snapshot read, so the probe
+		// comes within a second or so of the commit; 15 s leaves room
+		// for a loaded machine and is still half the interval.
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("snapshot %d seen %v after its commit, want well before discovery_interval (30 s)", id, took)
+		}
+		t.Logf("snapshot %d seen %v after its commit began", id, time.Since(start))
+		if h := counted.PathCalls(faultfs.OpStat)[p]; h < 1 {
+			t.Errorf("%s: %d HEADs, want the probe that found it", p, h)
+		}
+		if g := counted.PathCalls(faultfs.OpReadFile)[p] - gets; g != 1 {
+			t.Errorf("%s: %d GETs after the commit, want 1", p, g)
+		}
+	}
+}
