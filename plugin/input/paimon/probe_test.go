@@ -95,7 +95,7 @@ func TestProbeSchedule(t *testing.T) {
 }
 
 // statSignal is a FileIO that, once armed, hands each Stat of path to
-// the test over stats before it returns: the reader waits for the test to
+// the test over stats before it runs: the reader waits for the test to
 // take it.
 type statSignal struct {
 	storage.FileIO
@@ -105,14 +105,14 @@ type statSignal struct {
 }
 
 func (s *statSignal) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
-	fi, err := s.FileIO.Stat(ctx, p)
 	if p == s.path && s.armed.Load() {
 		select {
 		case s.stats <- struct{}{}:
 		case <-ctx.Done():
+			return storage.FileInfo{}, ctx.Err()
 		}
 	}
-	return fi, err
+	return s.FileIO.Stat(ctx, p)
 }
 
 // idleRequests tails tt through a counting FileIO (which is not a local
@@ -221,5 +221,50 @@ func TestProbeFindsSnapshotOnS3(t *testing.T) {
 		if g := counted.PathCalls(faultfs.OpReadFile)[p] - gets; g != 1 {
 			t.Errorf("%s: %d GETs after the commit, want 1", p, g)
 		}
+	}
+}
+
+// TestProbeFindsBacklog: a probe that finds the next snapshot at once
+// after one was read means a backlog, which the reader then reads by
+// polling the scanner, without a HEAD before each snapshot. The reader is
+// held at its probe for snapshot 2 while snapshots 2 to 6 are committed.
+func TestProbeFindsBacklog(t *testing.T) {
+	tt := newTestTable(t, nil, nil)
+	tt.appendRows(row("d", "eu", 1))
+	const second = "default.db/events/snapshot/snapshot-2"
+	signal := &statSignal{FileIO: tt.tbl.FileIO(), path: second, stats: make(chan struct{})}
+	counted := faultfs.New(signal, 1)
+	in := newInput(t, tt.yaml("scan_mode: latest-full\ndiscovery_interval: 30s\n"))
+	in.fileIO = func(context.Context) (storage.FileIO, error) { return counted, nil }
+	ctx := context.Background()
+	if err := in.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close(ctx)
+	if got := readN(t, in, 1); got[0].Snapshot != 1 {
+		t.Fatalf("first message: %+v", got[0])
+	}
+	signal.armed.Store(true)
+	for id := int64(2); id <= 6; id++ {
+		tt.appendRows(row("d", "eu", id))
+	}
+	select {
+	case <-signal.stats: // the reader's next probe of snapshot-2 runs now
+	case <-time.After(60 * time.Second):
+		t.Fatal("no probe of snapshot-2 in 60 s")
+	}
+	for i, g := range readN(t, in, 5) {
+		if g.Snapshot != int64(i+2) {
+			t.Fatalf("message %d: %+v, want snapshot %d", i, g, i+2)
+		}
+	}
+	heads := counted.PathCalls(faultfs.OpStat)
+	for id := 4; id <= 6; id++ {
+		if n := heads[fmt.Sprintf("default.db/events/snapshot/snapshot-%d", id)]; n != 0 {
+			t.Errorf("snapshot-%d: %d HEADs, want none in a backlog", id, n)
+		}
+	}
+	if n := heads["default.db/events/snapshot/snapshot-3"]; n != 1 {
+		t.Errorf("snapshot-3: %d HEADs, want 1 (the probe right after snapshot 2 that found the backlog)", n)
 	}
 }
