@@ -150,8 +150,12 @@ func freshness(b *testing.B, warehouse string, s3, readerS3 storage.S3Config, di
 // reader stream (input YAML) for 15 s and reports the p50, p95 and p99 of
 // the time from each row's `sent` field (unix nanoseconds) to its arrival
 // at the reader, after 2 s of warm-up; removals (-U, -D) are not counted.
-// With count, it also reports the requests count adds over the run per
-// second (reader-req/s).
+// It also reports the p50 and p95 of the part after the commit: from the
+// row's snapshot's commit time (paimon_commit_time, which the writer takes
+// before it publishes the snapshot; milliseconds) to its arrival
+// (commit-to-visible-p50-ms, -p95-ms), which is the reader's share plus the
+// publication. With count, it reports the requests count adds over the run
+// per second (reader-req/s).
 func measureFreshness(b *testing.B, writerIn, writerOut, readerIn string, count func() int64) {
 	const run, warmup = 15 * time.Second, 2 * time.Second
 	// The writer creates the table; the reader starts once it exists.
@@ -166,7 +170,7 @@ func measureFreshness(b *testing.B, writerIn, writerOut, readerIn string, count 
 	go func() { _ = writer.Run(ctx) }()
 
 	var mu sync.Mutex
-	var lat []time.Duration
+	var lat, afterCommit []time.Duration
 	start := time.Now()
 	rb := service.NewStreamBuilder()
 	_ = rb.SetLoggerYAML("level: WARN")
@@ -186,6 +190,12 @@ func measureFreshness(b *testing.B, writerIn, writerOut, readerIn string, count 
 			sent, _ := v.(map[string]any)["sent"].(int64)
 			if time.Unix(0, sent).After(start.Add(warmup)) {
 				lat = append(lat, now.Sub(time.Unix(0, sent)))
+				ct, _ := m.MetaGet("paimon_commit_time")
+				committed, err := time.Parse(time.RFC3339Nano, ct)
+				if err != nil {
+					return fmt.Errorf("paimon_commit_time %q: %w", ct, err)
+				}
+				afterCommit = append(afterCommit, now.Sub(committed))
 			}
 		}
 		return nil
@@ -211,7 +221,13 @@ func measureFreshness(b *testing.B, writerIn, writerOut, readerIn string, count 
 		b.Fatalf("only %d samples", len(lat))
 	}
 	slices.Sort(lat)
+	slices.Sort(afterCommit)
 	q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
+	qc := func(p float64) float64 {
+		return float64(afterCommit[int(p*float64(len(afterCommit)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(qc(0.50), "commit-to-visible-p50-ms")
+	b.ReportMetric(qc(0.95), "commit-to-visible-p95-ms")
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.95), "p95-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
