@@ -15,30 +15,43 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// look is one step of a probeSchedule: the wait, and whether the look
-// after it is a full poll.
+// look is one step of a probeSchedule: the wait, whether it is the first
+// look since a snapshot was read, and whether the look after it is a full
+// poll.
 type look struct {
-	wait time.Duration
-	poll bool
+	wait        time.Duration
+	first, poll bool
 }
 
 func looks(s *probeSchedule, n int) []look {
 	out := make([]look, n)
 	for i := range out {
-		out[i].wait, out[i].poll = s.next()
+		out[i].wait, out[i].first, out[i].poll = s.next()
 	}
 	return out
 }
 
 const ms = time.Millisecond
 
-// TestProbeSchedule: after a snapshot, the first probe is immediate, the
-// waits then start at probeFirstWait and double up to discovery_interval;
-// every 16th look is a full poll (Java's RANGE_CHECK_INTERVAL); reading a
+// TestProbeSchedule: after a snapshot was read, the waits start at
+// probeFirstWait and grow by half up to discovery_interval; the first look
+// is marked (a hit then means a backlog) unless a poll came first; every
+// 16th look is a full poll (Java's RANGE_CHECK_INTERVAL); reading a
 // snapshot starts the schedule and the count again, a poll only the count.
 func TestProbeSchedule(t *testing.T) {
 	p := func(d time.Duration) look { return look{wait: d} }
+	first := look{wait: 10 * ms, first: true}
 	poll := func(d time.Duration) look { return look{wait: d, poll: true} }
+	const us = time.Microsecond
+	// The ramp to 100 ms: 10, 15, 22.5, 33.75, 50.625, 75.9375 ms.
+	ramp := []look{first, p(15 * ms), p(22500 * us), p(33750 * us), p(50625 * us), p(75937500)}
+	rampTo := func(max time.Duration, n int) []look {
+		out := slices.Clone(ramp)
+		for len(out) < n {
+			out = append(out, p(max))
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name  string
 		max   time.Duration
@@ -46,18 +59,23 @@ func TestProbeSchedule(t *testing.T) {
 		want  []look
 	}{
 		{
-			name:  "ramp to 1s, range check on the 16th look",
-			max:   time.Second,
+			name:  "ramp to 100ms, range check on the 16th look",
+			max:   100 * ms,
 			steps: func(s *probeSchedule) []look { return looks(s, 18) },
-			want: []look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(80 * ms), p(160 * ms), p(320 * ms), p(640 * ms),
-				p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second), p(time.Second),
-				poll(time.Second), p(time.Second), p(time.Second)},
+			want:  append(rampTo(100*ms, 15), poll(100*ms), p(100*ms), p(100*ms)),
+		},
+		{
+			name:  "ramp to 1s: 12 probes in 2.6 s",
+			max:   time.Second,
+			steps: func(s *probeSchedule) []look { return looks(s, 14) },
+			want: append(slices.Clone(ramp), p(113906250), p(170859375), p(256289062), p(384433593), p(576650389), p(864975583),
+				p(time.Second), p(time.Second)),
 		},
 		{
 			name:  "an interval below the first wait caps every wait",
 			max:   3 * ms,
 			steps: func(s *probeSchedule) []look { return looks(s, 3) },
-			want:  []look{p(0), p(3 * ms), p(3 * ms)},
+			want:  []look{{wait: 3 * ms, first: true}, p(3 * ms), p(3 * ms)},
 		},
 		{
 			name: "a snapshot read restarts the ramp and the count",
@@ -67,10 +85,7 @@ func TestProbeSchedule(t *testing.T) {
 				s.read()
 				return append(out, looks(s, 17)...)
 			},
-			want: append(
-				[]look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(80 * ms), p(100 * ms), p(100 * ms), p(100 * ms), p(100 * ms), p(100 * ms)},
-				p(0), p(10*ms), p(20*ms), p(40*ms), p(80*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms),
-				p(100*ms), p(100*ms), p(100*ms), p(100*ms), p(100*ms), poll(100*ms), p(100*ms)),
+			want: append(rampTo(100*ms, 10), append(rampTo(100*ms, 15), poll(100*ms), p(100*ms))...),
 		},
 		{
 			name: "a poll restarts the count, not the ramp",
@@ -80,13 +95,22 @@ func TestProbeSchedule(t *testing.T) {
 				s.polled()
 				return append(out, looks(s, 16)...)
 			},
-			want: append([]look{p(0), p(10 * ms), p(20 * ms), p(40 * ms), p(40 * ms)},
-				p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms),
-				p(40*ms), p(40*ms), p(40*ms), p(40*ms), p(40*ms), poll(40*ms)),
+			want: append([]look{first, p(15 * ms), p(22500 * us), p(33750 * us), p(40 * ms)},
+				append(slices.Repeat([]look{p(40 * ms)}, 15), poll(40*ms))...),
+		},
+		{
+			name: "a poll right after a snapshot read was the first look",
+			max:  100 * ms,
+			steps: func(s *probeSchedule) []look {
+				s.polled()
+				return looks(s, 2)
+			},
+			want: []look{p(10 * ms), p(15 * ms)},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newProbeSchedule(tc.max)
+			s.read()
 			if got := tc.steps(&s); !slices.Equal(got, tc.want) {
 				t.Errorf("looks:\n got %v\nwant %v", got, tc.want)
 			}
@@ -265,6 +289,6 @@ func TestProbeFindsBacklog(t *testing.T) {
 		}
 	}
 	if n := heads["default.db/events/snapshot/snapshot-3"]; n != 1 {
-		t.Errorf("snapshot-3: %d HEADs, want 1 (the probe right after snapshot 2 that found the backlog)", n)
+		t.Errorf("snapshot-3: %d HEADs, want 1 (the first probe after snapshot 2, which found the backlog)", n)
 	}
 }
