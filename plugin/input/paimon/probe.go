@@ -27,9 +27,9 @@ import (
 // together where a writer batching every 100 ms commits next (40 to 100 ms
 // after a snapshot was read) for the same number of requests.
 //
-// The cost of an idle reader is one HEAD per discovery_interval plus,
-// every 16th time, the four requests of the range check in place of it:
-// 1.25 requests per interval (4,500 an hour at the default 1 s), where a
+// The cost of an idle reader is one HEAD per discovery_interval, with
+// every 16th replaced by a full poll (five requests): 20 requests per 16
+// intervals, 1.25 per interval (4,500 an hour at the default 1 s), where a
 // full poll per interval costs 5 (18,000 an hour). After each snapshot the
 // ramp makes ceil(log1.5(discovery_interval / probeFirstWait)) probes
 // before the waits reach the interval (12 in the 2.6 s after it at 1 s, 6
@@ -40,8 +40,9 @@ const (
 	// HEAD takes 5 to 30 ms; probing faster would mostly measure that.
 	probeFirstWait = 10 * time.Millisecond
 	// rangeCheckEvery is Java's NextSnapshotFetcher.RANGE_CHECK_INTERVAL:
-	// every that many probes that find nothing, the scanner polls instead
-	// (and checks for expired snapshots and a recreated table).
+	// every that many looks without a snapshot, the look is the scanner's
+	// full poll (which checks for expired snapshots and a recreated table)
+	// instead of a probe.
 	rangeCheckEvery = 16
 )
 
@@ -54,8 +55,8 @@ type probeSchedule struct {
 	wait time.Duration // the last wait given; -1 after read
 	// fresh: no look since a snapshot was read.
 	fresh bool
-	// misses counts the probes that found nothing since the scanner last
-	// polled; every rangeCheckEvery-th is a poll instead.
+	// misses counts the looks since the scanner last polled or a snapshot
+	// was read; every rangeCheckEvery-th is a poll instead of a probe.
 	misses int
 }
 
