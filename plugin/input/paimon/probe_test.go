@@ -139,38 +139,49 @@ func (s *statSignal) Stat(ctx context.Context, p string) (storage.FileInfo, erro
 	return s.FileIO.Stat(ctx, p)
 }
 
-// idleRequests tails tt through a counting FileIO (which is not a local
-// disk, so the reader probes as on S3), reads its one snapshot, lets the
-// reader probe for snapshot 2 probes times, stops it, and returns the
-// calls made meanwhile: HEADs (Stat) and GETs (ReadFile) of snapshot-2,
-// and all calls.
-func idleRequests(t *testing.T, fio storage.FileIO, yaml string, probes int) (heads, gets, all int) {
+// secondSnapshot is the path of snapshot 2 of the test tables.
+const secondSnapshot = "default.db/events/snapshot/snapshot-2"
+
+// tailHeld connects an input of yaml to fio through a counting FileIO
+// (which is not a local disk, so the reader probes as on S3) and a
+// statSignal on snapshot 2, reads the message of snapshot 1 and arms the
+// signal: from then on, each HEAD of snapshot 2 waits for the test. The
+// input is closed when the test ends.
+func tailHeld(t *testing.T, fio storage.FileIO, yaml string) (*Input, *statSignal, *faultfs.FS) {
 	t.Helper()
-	const next = "default.db/events/snapshot/snapshot-2"
-	signal := &statSignal{FileIO: fio, path: next, stats: make(chan struct{})}
+	signal := &statSignal{FileIO: fio, path: secondSnapshot, stats: make(chan struct{})}
 	counted := faultfs.New(signal, 1)
 	in := newInput(t, yaml)
 	in.fileIO = func(context.Context) (storage.FileIO, error) { return counted, nil }
-	ctx := context.Background()
-	if err := in.Connect(ctx); err != nil {
+	if err := in.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer in.Close(ctx)
+	t.Cleanup(func() { _ = in.Close(context.Background()) })
 	if got := readN(t, in, 1); got[0].Snapshot != 1 {
 		t.Fatalf("first message: %+v", got[0])
 	}
 	signal.armed.Store(true)
+	return in, signal, counted
+}
+
+// idleRequests tails a table whose one snapshot is 1 (tailHeld), lets the
+// reader look for snapshot 2 probes times, stops it, and returns the calls
+// made meanwhile: HEADs (Stat) and GETs (ReadFile) of snapshot-2, and all
+// calls.
+func idleRequests(t *testing.T, fio storage.FileIO, yaml string, probes int) (heads, gets, all int) {
+	t.Helper()
+	in, signal, counted := tailHeld(t, fio, yaml)
 	before := counted.Calls(faultfs.OpAll)
-	beforeHeads, beforeGets := counted.PathCalls(faultfs.OpStat)[next], counted.PathCalls(faultfs.OpReadFile)[next]
+	beforeHeads, beforeGets := counted.PathCalls(faultfs.OpStat)[secondSnapshot], counted.PathCalls(faultfs.OpReadFile)[secondSnapshot]
 	for i := range probes {
 		select {
 		case <-signal.stats:
 		case <-time.After(60 * time.Second):
-			t.Fatalf("%d probes of %s, then none for 60 s; want %d", i, next, probes)
+			t.Fatalf("%d probes of %s, then none for 60 s; want %d", i, secondSnapshot, probes)
 		}
 	}
 	in.reader.stop() // no more calls from here on; Close stops it again harmlessly
-	return counted.PathCalls(faultfs.OpStat)[next] - beforeHeads, counted.PathCalls(faultfs.OpReadFile)[next] - beforeGets,
+	return counted.PathCalls(faultfs.OpStat)[secondSnapshot] - beforeHeads, counted.PathCalls(faultfs.OpReadFile)[secondSnapshot] - beforeGets,
 		counted.Calls(faultfs.OpAll) - before
 }
 
@@ -248,27 +259,14 @@ func TestProbeFindsSnapshotOnS3(t *testing.T) {
 	}
 }
 
-// TestProbeFindsBacklog: a probe that finds the next snapshot at once
-// after one was read means a backlog, which the reader then reads by
+// TestProbeFindsBacklog: when the first probe after a snapshot was read
+// finds the next one, that means a backlog, which the reader then reads by
 // polling the scanner, without a HEAD before each snapshot. The reader is
 // held at its probe for snapshot 2 while snapshots 2 to 6 are committed.
 func TestProbeFindsBacklog(t *testing.T) {
 	tt := newTestTable(t, nil, nil)
 	tt.appendRows(row("d", "eu", 1))
-	const second = "default.db/events/snapshot/snapshot-2"
-	signal := &statSignal{FileIO: tt.tbl.FileIO(), path: second, stats: make(chan struct{})}
-	counted := faultfs.New(signal, 1)
-	in := newInput(t, tt.yaml("scan_mode: latest-full\ndiscovery_interval: 30s\n"))
-	in.fileIO = func(context.Context) (storage.FileIO, error) { return counted, nil }
-	ctx := context.Background()
-	if err := in.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close(ctx)
-	if got := readN(t, in, 1); got[0].Snapshot != 1 {
-		t.Fatalf("first message: %+v", got[0])
-	}
-	signal.armed.Store(true)
+	in, signal, counted := tailHeld(t, tt.tbl.FileIO(), tt.yaml("scan_mode: latest-full\ndiscovery_interval: 30s\n"))
 	for id := int64(2); id <= 6; id++ {
 		tt.appendRows(row("d", "eu", id))
 	}
