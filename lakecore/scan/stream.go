@@ -189,6 +189,18 @@ func (s *StreamScanner) Next(ctx context.Context) (*StreamPlan, error) {
 	return s.plan(ctx, snap)
 }
 
+// NextSnapshotID is the id of the snapshot whose delta the next Next call
+// reads once an initial full plan, if any, has been returned; 0 before the
+// first Next has resolved the startup mode. A caller that found no snapshot
+// can watch for snapshot-<id> to appear (snapshot.Manager.Exists) before it
+// calls Next again, as Java's NextSnapshotFetcher checks snapshotExists.
+func (s *StreamScanner) NextSnapshotID() int64 {
+	if !s.started || s.full != nil {
+		return 0
+	}
+	return s.next
+}
+
 // plan plans snap (a snapshot or a long-lived changelog) as the next delta.
 func (s *StreamScanner) plan(ctx context.Context, snap *snapshot.Snapshot) (*StreamPlan, error) {
 	sp := &StreamPlan{Snapshot: snap, NextSnapshot: snap.ID + 1, ExpiredFrom: s.jumpedAt}

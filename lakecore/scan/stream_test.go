@@ -233,3 +233,34 @@ func TestStreamExpired(t *testing.T) {
 		}
 	})
 }
+
+// TestStreamNextSnapshotID: NextSnapshotID is 0 until the mode is resolved
+// and while an initial full plan is pending, then the id the next delta
+// reads, over the 1.1 fixture (snapshots 1 to 4).
+func TestStreamNextSnapshotID(t *testing.T) {
+	fio := fixtureFIO(t, fixedBucketFixture)
+	for _, c := range []struct {
+		name  string
+		o     scan.StreamOptions
+		steps int
+		want  []int64 // before the first Next, then after each
+	}{
+		{"latest-full", scan.StreamOptions{Mode: scan.ModeLatestFull}, 2, []int64{0, 5, 5}},
+		{"latest", scan.StreamOptions{Mode: scan.ModeLatest}, 1, []int64{0, 5}},
+		{"from-snapshot 2", scan.StreamOptions{Mode: scan.ModeFromSnapshot, SnapshotID: 2}, 4, []int64{0, 3, 4, 5, 5}},
+		{"from-snapshot-full 2", scan.StreamOptions{Mode: scan.ModeFromSnapshotFull, SnapshotID: 2}, 2, []int64{0, 3, 4}},
+		{"consumer position at the end", scan.StreamOptions{NextSnapshot: 5}, 1, []int64{0, 5}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := scan.NewStreamScanner(fio, fixedBucketTable, c.o)
+			got := []int64{s.NextSnapshotID()}
+			for range c.steps {
+				step(t, s)
+				got = append(got, s.NextSnapshotID())
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("NextSnapshotID: %v, want %v", got, c.want)
+			}
+		})
+	}
+}

@@ -150,5 +150,5 @@ func debeziumFreshness(b *testing.B, wh string) {
       schema: [ { name: id, type: BIGINT }, { name: sent, type: BIGINT } ]
       primary_keys: [ id ]
       bucket: 4
-`, wh), fmt.Sprintf("paimon:\n    warehouse: %s\n    table: fresh\n    scan_mode: latest\n    discovery_interval: 100ms\n", wh))
+`, wh), fmt.Sprintf("paimon:\n    warehouse: %s\n    table: fresh\n    scan_mode: latest\n    discovery_interval: 100ms\n", wh), nil)
 }

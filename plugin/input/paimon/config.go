@@ -290,9 +290,16 @@ func ConfigSpec() *service.ConfigSpec {
 				Example(42).
 				LintRule(`root = if this < 0 { [ "scan_snapshot_id must be a positive snapshot id" ] }`),
 			service.NewDurationField(fieldDiscoveryInterval).
-				Description("How often to look for a new snapshot once all committed ones have been read (Paimon's "+
-					"`continuous.discovery-interval`). Lower values cut latency at the cost of more listing requests, which "+
-					"matters on S3.").
+				Description("The longest wait before looking for a new snapshot once all committed ones have been read "+
+					"(Paimon's `continuous.discovery-interval`). On a local disk (Linux) the input also watches the snapshot "+
+					"directory and looks as soon as a snapshot is written. On S3 it probes for the next snapshot's name with one "+
+					"`HEAD` request, soon after the last snapshot read (after 10 ms, the wait then growing by half up to this "+
+					"interval), and polls in full (five requests, which also detect expired snapshots and a recreated table) "+
+					"every 16th time instead, as "+
+					"Java's reader does: an idle input costs 1.25 requests per interval, 4,500 an hour at `1s` and 45,000 at "+
+					"`100ms` (a full poll every interval cost 18,000 and 180,000); after each new snapshot the probes come "+
+					"sooner (12 in the 2.6 s after it at `1s`). Lower values cut the latency of the first snapshot after a "+
+					"quiet period at the cost of more requests.").
 				Default(DefaultDiscoveryInterval.String()).
 				Examples("100ms", "10s"),
 			service.NewStringField(fieldConsumerID).

@@ -63,10 +63,16 @@ func createTable(t testing.TB, wh string, spec lakecore.TableSpec) *testTable {
 		t.Fatal(err)
 	}
 	tt := &testTable{t: t, warehouse: wh, tbl: tbl}
-	o := commit.OptionsFromSchema(tbl.Schema(), "input-test")
-	o.Now = func() time.Time { return snapshotTime(tt.commits.Load()) }
-	tt.committer = commit.New(tbl.FileIO(), tbl.Path(), o)
+	tt.committer = newCommitter(tt)
 	return tt
+}
+
+// newCommitter is the committer of tt.tbl whose n-th commit is at
+// snapshotTime(n).
+func newCommitter(tt *testTable) *commit.Committer {
+	o := commit.OptionsFromSchema(tt.tbl.Schema(), "input-test")
+	o.Now = func() time.Time { return snapshotTime(tt.commits.Load()) }
+	return commit.New(tt.tbl.FileIO(), tt.tbl.Path(), o)
 }
 
 // row is one test row: id n in partition (dt, region).

@@ -89,6 +89,13 @@ type snapshotReader struct {
 	// watch is its watch once set up (owned by run, closed when it ends).
 	watchDir string
 	watch    *dirWatch
+	// probing: the reader probes for the next snapshot between polls
+	// (probe.go): on object stores, tailing, without the tests' idle hook.
+	// caughtUp is set once a poll found no new snapshot, and cleared when a
+	// probe finds a backlog. probes is the schedule (owned by run).
+	probing  bool
+	caughtUp bool
+	probes   probeSchedule
 	// filter is the bound partition_filter (nil: none); files counts the
 	// data files the plans read, so that a bounded read whose filter
 	// matched nothing can say so when it ends.
@@ -110,6 +117,8 @@ func newSnapshotReader(in *Input, tbl *lakecore.Table, scanner *scan.StreamScann
 		jobs: make(chan *renderJob), pending: make(chan *renderJob, w+1), out: make(chan readResult),
 		watchDir: snapshotDir(tbl),
 	}
+	r.probing = r.watchDir == "" && !in.conf.Bounded && in.idle == nil
+	r.probes = newProbeSchedule(in.conf.DiscoveryInterval)
 	if err := r.newRead(); err != nil {
 		return nil, err
 	}
@@ -308,6 +317,11 @@ func (r *snapshotReader) run(t *ackTracker) {
 		return r.sleep(r.retryWait(failures))
 	}
 	for {
+		if r.caughtUp {
+			if next := r.scanner.NextSnapshotID(); next > 0 && !r.probeForSnapshot(ctx, next) {
+				return
+			}
+		}
 		start := time.Now()
 		plan, err := r.scanner.Next(ctx)
 		if ctx.Err() != nil {
@@ -336,6 +350,12 @@ func (r *snapshotReader) run(t *ackTracker) {
 			if len(r.pending) == 0 {
 				r.in.m.lag.Set(0)
 			}
+			if r.probing && r.scanner.NextSnapshotID() > 0 {
+				// Wait by probing (probe.go) before the next poll.
+				r.caughtUp = true
+				r.probes.polled()
+				continue
+			}
 			wait := r.waitForSnapshot
 			if r.in.idle != nil {
 				wait = func(d time.Duration) bool { return r.in.idle(ctx, d) }
@@ -346,6 +366,7 @@ func (r *snapshotReader) run(t *ackTracker) {
 			continue
 		}
 		failures = 0
+		r.probes.read()
 		if plan.ExpiredFrom > 0 {
 			n := plan.Snapshot.ID - plan.ExpiredFrom
 			r.in.m.expired.Incr(n)

@@ -14,9 +14,10 @@ import (
 // a local warehouse (Linux) the reader also watches the table's snapshot
 // directory with inotify and looks as soon as a file is created or renamed
 // into it (a new snapshot-N, or the LATEST hint); the interval stays the
-// fallback and the only mechanism on S3 and other systems. A watch that
-// cannot be set up (the directory does not exist before the first commit)
-// is tried again at the next wait.
+// fallback, and the only mechanism on local disks of other systems. On
+// S3 and other non-local storage the reader probes for the next snapshot
+// instead (probe.go). A watch that cannot be set up (the directory does
+// not exist before the first commit) is tried again at the next wait.
 
 // snapshotDir is the local directory of tbl's snapshots, or "" when the
 // table is not on a local disk.
