@@ -226,7 +226,9 @@ func peakRSS() int64 {
 // benchmark schema) into 100 partitions with a new TableWriter and one
 // Prepare per commit of 100,000 or 250,000 rows, so every file holds 1,000
 // or 2,500 rows and 100 files are open at once: a streaming writer's
-// small-file case. ns/op is per row; compare rows/cpu-s.
+// small-file case. b.N counts rows (ns/op is per row; compare rows/cpu-s):
+//
+//	go test ./lakecore/write -run '^$' -bench WriteSmallFiles -benchtime=1000000x
 func BenchmarkWriteSmallFiles(b *testing.B) {
 	const partitions = 100
 	fields := []types.DataField{
