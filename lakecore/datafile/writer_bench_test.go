@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -89,16 +89,6 @@ func benchFields(nullable bool) []types.DataField {
 	return f
 }
 
-// cpuTime is the process's user+system CPU time: on a shared machine it
-// measures the work done better than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 type countingDiscard struct{ n int64 }
 
 func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
@@ -154,7 +144,7 @@ func benchWrites(b *testing.B, write func(out io.Writer) error) {
 	var size int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for range b.N {
 		out := &countingDiscard{}
 		if err := write(out); err != nil {
@@ -162,7 +152,7 @@ func benchWrites(b *testing.B, write func(out io.Writer) error) {
 		}
 		size = out.n
 	}
-	reportRowRates(b, cpuTime()-cpu0, size)
+	reportRowRates(b, cputime.Process()-cpu0, size)
 }
 
 func reportRowRates(b *testing.B, cpu time.Duration, size int64) {
@@ -197,11 +187,11 @@ func BenchmarkWriterVsRaw(b *testing.B) {
 			fields := benchFields(nullable)
 			var ratios, ours, raw []float64
 			for range b.N {
-				c0 := cpuTime()
+				c0 := cputime.Process()
 				if err := writeAll(&countingDiscard{}, fields, WriterOptions{Compressor: comp}, rows); err != nil {
 					b.Fatal(err)
 				}
-				c1 := cpuTime()
+				c1 := cputime.Process()
 				var rawErr error
 				if nullable {
 					rawErr = writeRaw(&countingDiscard{}, optional, codec)
@@ -211,7 +201,7 @@ func BenchmarkWriterVsRaw(b *testing.B) {
 				if rawErr != nil {
 					b.Fatal(rawErr)
 				}
-				c2 := cpuTime()
+				c2 := cputime.Process()
 				o, r := float64(benchRows)/(c1-c0).Seconds(), float64(benchRows)/(c2-c1).Seconds()
 				ours, raw, ratios = append(ours, o), append(raw, r), append(ratios, o/r)
 			}

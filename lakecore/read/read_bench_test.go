@@ -9,10 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
@@ -96,28 +96,19 @@ func fullRead(b *testing.B, wh string) int {
 	return n
 }
 
-// cpuTime is the process's user+system CPU time, every thread's.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkFullRead reads the 1,000,000 payment rows (4 partitions, one
 // file each) with lakecore and reports rows per CPU-second, the measure of
 // issue #19 ("read as fast as Arrow").
 func BenchmarkFullRead(b *testing.B) {
 	wh := writePaymentTable(b, paymentRows)
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		if n := fullRead(b, wh); n != paymentRows {
 			b.Fatalf("read %d rows, want %d", n, paymentRows)
 		}
 	}
-	b.ReportMetric(float64(paymentRows)*float64(b.N)/(cpuTime()-c0).Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(paymentRows)*float64(b.N)/(cputime.Process()-c0).Seconds(), "rows/cpu-s")
 	b.ReportMetric(float64(paymentRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
@@ -180,11 +171,11 @@ func BenchmarkFullReadRatio(b *testing.B) {
 	pyRead() // warm-up: first-use imports and caches
 	var goCPU, pyCPU, goWall, pyWall []float64
 	for b.Loop() {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), cputime.Process()
 		if n := fullRead(b, wh); n != paymentRows {
 			b.Fatalf("lakecore read %d rows, want %d", n, paymentRows)
 		}
-		goCPU = append(goCPU, paymentRows/(cpuTime()-c0).Seconds())
+		goCPU = append(goCPU, paymentRows/(cputime.Process()-c0).Seconds())
 		goWall = append(goWall, paymentRows/time.Since(t0).Seconds())
 		n, cpu, wall := pyRead()
 		if n != paymentRows {

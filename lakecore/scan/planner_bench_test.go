@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
@@ -106,7 +107,7 @@ func BenchmarkPlanFull100kFiles(b *testing.B) {
 	snap := benchTable(b, fio, "db.db/big", 1000, 100)
 	b.ReportAllocs()
 	// The machine is shared; CPU time per plan is the steadier figure.
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		plan, err := scan.NewPlanner(fio, "db.db/big").Full(context.Background(), snap, nil)
 		if err != nil {
@@ -116,7 +117,7 @@ func BenchmarkPlanFull100kFiles(b *testing.B) {
 			b.Fatalf("%d files", n)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkPlanFiltered100kFiles plans one of the 10 partitions of the same
@@ -129,7 +130,7 @@ func BenchmarkPlanFiltered100kFiles(b *testing.B) {
 	snap := benchTable(b, fio, "db.db/big", 1000, 100)
 	f := partitionIn(b, fio, "db.db/big", map[string][]any{"day": {"2024-01-03"}})
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		plan, err := scan.NewPlanner(fio, "db.db/big").Full(context.Background(), snap, f)
 		if err != nil {
@@ -139,5 +140,5 @@ func BenchmarkPlanFiltered100kFiles(b *testing.B) {
 			b.Fatalf("%d files", n)
 		}
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
@@ -145,7 +146,7 @@ func benchUpserts(b *testing.B, total int, options map[string]string) {
 	w.DisableCompaction()
 	runtime.GC()
 	sampler := startHeapSampler()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), cputime.Process()
 	keys := max(total/5, 1)
 	for i := 0; i < total; i++ {
 		// The writer keeps the row until it flushes: a new slice each.
@@ -159,7 +160,7 @@ func benchUpserts(b *testing.B, total int, options map[string]string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	elapsed, cpu := time.Since(start), cputime.Process()-cpu
 	peak := sampler.finish()
 	var files int
 	var records int64
@@ -210,7 +211,7 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 			for b.Loop() {
 				ctx := context.Background()
 				fio, w, committer := newLookupBenchTable(b, options)
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), cputime.Process()
 				var changelog int64
 				for c := range commits {
 					for i := range perCommit {
@@ -232,7 +233,7 @@ func BenchmarkLookupChangelogCommits(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				elapsed, cpu := time.Since(start), cputime.Process()-cpu
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
@@ -351,7 +352,7 @@ func BenchmarkLookupLargeUpperLevels(b *testing.B) {
 				commit(1)
 				b.StartTimer()
 				opens, read := fio.dataOpens.Load(), fio.dataBytes.Load()
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), cputime.Process()
 				for c := range int64(commits) {
 					for i := range int64(perCommit) {
 						n := (c*perCommit + i) * 7919 % rows
@@ -361,7 +362,7 @@ func BenchmarkLookupLargeUpperLevels(b *testing.B) {
 					}
 					commit(c + 2)
 				}
-				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				elapsed, cpu := time.Since(start), cputime.Process()-cpu
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
@@ -431,14 +432,14 @@ func BenchmarkCompactLookupRuns(b *testing.B) {
 				})
 				b.StartTimer()
 				opens, read := fio.dataOpens.Load(), fio.dataBytes.Load()
-				start, cpu := time.Now(), cpuTime()
+				start, cpu := time.Now(), cputime.Process()
 				for r := range int64(runs) {
 					round(r+2, perRun, func(i int64) []any {
 						n := (r*perRun + i) * 7919 % rows
 						return []any{n, "renamed " + strconv.FormatInt(r, 10), n + r}
 					})
 				}
-				elapsed, cpu := time.Since(start), cpuTime()-cpu
+				elapsed, cpu := time.Since(start), cputime.Process()-cpu
 				if cache != nil {
 					if err := cache.Close(); err != nil {
 						b.Fatal(err)
@@ -492,7 +493,7 @@ func benchUpsertCommits(b *testing.B, total int64, options map[string]string) {
 	}
 	committer := tbl.NewCommitter("bench")
 	runtime.GC()
-	start, cpu := time.Now(), cpuTime()
+	start, cpu := time.Now(), cputime.Process()
 	state := uint64(42) // PkUpsertBench.Lcg
 	next := func(bound uint64) uint64 {
 		state = state*6364136223846793005 + 1442695040888963407
@@ -529,7 +530,7 @@ func benchUpsertCommits(b *testing.B, total int64, options map[string]string) {
 			}
 		}
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpu
+	elapsed, cpu := time.Since(start), cputime.Process()-cpu
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}

@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
@@ -81,7 +81,7 @@ func BenchmarkWriteRows(b *testing.B) {
 		pw := parquet.NewGenericWriter[parquetRow](out, parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}))
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu := cpuTime()
+		cpu := cputime.Process()
 		for i := 0; i < b.N; {
 			n := min(b.N-i, 1024, benchDistinct-i%benchDistinct)
 			if _, err := pw.Write(prow[i%benchDistinct : i%benchDistinct+n]); err != nil {
@@ -92,7 +92,7 @@ func BenchmarkWriteRows(b *testing.B) {
 		if err := pw.Close(); err != nil {
 			b.Fatal(err)
 		}
-		reportRates(b, cpuTime()-cpu)
+		reportRates(b, cputime.Process()-cpu)
 	})
 }
 
@@ -106,7 +106,7 @@ func benchTableWriter(b *testing.B, tt *testTable, rows [][]any) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for i := 0; i < b.N; i++ {
 		if err := w.Write(ctx, rows[i%len(rows)]); err != nil {
 			b.Fatal(err)
@@ -115,7 +115,7 @@ func benchTableWriter(b *testing.B, tt *testTable, rows [][]any) {
 	if _, err := w.Prepare(ctx); err != nil {
 		b.Fatal(err)
 	}
-	reportRates(b, cpuTime()-cpu)
+	reportRates(b, cputime.Process()-cpu)
 }
 
 // reportRates reports rows per second of wall time and of process CPU
@@ -123,15 +123,6 @@ func benchTableWriter(b *testing.B, tt *testTable, rows [][]any) {
 func reportRates(b *testing.B, cpu time.Duration) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(b.N)/cpu.Seconds(), "rows/cpu-s")
-}
-
-// cpuTime is the user plus system CPU time of the process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkWritePeakMemory writes BP_BENCH_ROWS rows (default 10,000,000)
@@ -250,7 +241,7 @@ func BenchmarkWriteSmallFiles(b *testing.B) {
 			perCommit := fileRows * partitions
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for n := 0; n < b.N; {
 				w, err := tt.tb.NewWriter(ctx)
 				if err != nil {
@@ -270,7 +261,7 @@ func BenchmarkWriteSmallFiles(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportRates(b, cpuTime()-cpu)
+			reportRates(b, cputime.Process()-cpu)
 		})
 	}
 }

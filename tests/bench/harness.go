@@ -30,9 +30,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
 
@@ -260,15 +260,6 @@ func removeChildren(dir string) error {
 	return errors.Join(errs...)
 }
 
-// cpuTime is the user + system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // timing is the wall and CPU time of one run of a variant.
 type timing struct {
 	Wall, CPU time.Duration
@@ -280,9 +271,9 @@ func measure(f func() error) (timing, error) {
 	// Start from a collected heap, so that no variant pays for the
 	// garbage of the one before it.
 	runtime.GC()
-	c0, w0 := cpuTime(), time.Now()
+	c0, w0 := cputime.Process(), time.Now()
 	err := f()
-	return timing{Wall: time.Since(w0), CPU: cpuTime() - c0}, err
+	return timing{Wall: time.Since(w0), CPU: cputime.Process() - c0}, err
 }
 
 // rotate returns the indexes 0..n-1 starting at run % n, so that no

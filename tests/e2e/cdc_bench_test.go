@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 )
 
 // Debezium JSON into a primary-key table, against the append path on the
@@ -109,10 +111,10 @@ input:
     scanner: { lines: {} }
 %s
 output:`+s.output, in, s.pipeline, b.TempDir())))
-				start, cpu0 := time.Now(), cpuTime(b)
+				start, cpu0 := time.Now(), cputime.Process()
 				runStream(b, sb, 10*time.Minute)
 				wall += float64(n) / time.Since(start).Seconds()
-				cpu += float64(n) / (cpuTime(b) - cpu0).Seconds()
+				cpu += float64(n) / (cputime.Process() - cpu0).Seconds()
 			}
 			b.ReportMetric(wall/float64(b.N), "msgs/s")
 			b.ReportMetric(cpu/float64(b.N), "msgs/cpu-s")

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 )
 
 // Throughput of the paimon output against Benthos' file output on the same
@@ -56,24 +57,15 @@ file:
 // a shared machine than wall time).
 type throughput struct{ wall, cpu float64 }
 
-// cpuTime is the CPU time the process has used.
-func cpuTime(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // pipelineThroughput runs generate -> sink for n messages and measures it
 // from the stream's start to its end.
 func pipelineThroughput(tb testing.TB, sink benchSink, n int) throughput {
 	tb.Helper()
 	dir := tb.TempDir()
 	sb := eventsStream(tb, n, sink.yaml(dir))
-	start, cpu0 := time.Now(), cpuTime(tb)
+	start, cpu0 := time.Now(), cputime.Process()
 	runStream(tb, sb, 10*time.Minute)
-	return throughput{wall: float64(n) / time.Since(start).Seconds(), cpu: float64(n) / (cpuTime(tb) - cpu0).Seconds()}
+	return throughput{wall: float64(n) / time.Since(start).Seconds(), cpu: float64(n) / (cputime.Process() - cpu0).Seconds()}
 }
 
 // benchRows is the number of messages per pipeline run.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/internal/pgtest"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 )
@@ -68,11 +69,11 @@ func pgBenchRun(b *testing.B, n int, sink string) pgBenchRates {
 		prefix = "drop-"
 	}
 	wh := b.TempDir()
-	start, goCPU, pgCPU := time.Now(), cpuTime(b), serverCPU(b, db.Cluster.Dir)
+	start, goCPU, pgCPU := time.Now(), cputime.Process(), serverCPU(b, db.Cluster.Dir)
 	reportCPU := func(what string) {
-		b.ReportMetric(float64((cpuTime(b)-goCPU).Microseconds())/float64(n), prefix+what+"-go-us/row")
+		b.ReportMetric(float64((cputime.Process()-goCPU).Microseconds())/float64(n), prefix+what+"-go-us/row")
 		b.ReportMetric(float64((serverCPU(b, db.Cluster.Dir)-pgCPU).Microseconds())/float64(n), prefix+what+"-pg-us/row")
-		goCPU, pgCPU = cpuTime(b), serverCPU(b, db.Cluster.Dir)
+		goCPU, pgCPU = cputime.Process(), serverCPU(b, db.Cluster.Dir)
 	}
 	input := pgInput(db, db.Name+"_slot", "  tables: [ public.orders ]\n"+os.Getenv("PG_BENCH_INPUT")+"\n")
 	var p *pgPipeline

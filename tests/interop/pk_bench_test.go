@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"
@@ -81,12 +82,12 @@ func TestPKBenchVsJava(t *testing.T) {
 				records += f.RowCount
 			}
 		}
-		c0, w0 := cpuTime(), time.Now()
+		c0, w0 := cputime.Process(), time.Now()
 		var n int64
 		if err := tb.ReadPlan(ctx, plan, func(rows [][]any) error { n += int64(len(rows)); return nil }); err != nil {
 			t.Fatal(err)
 		}
-		wall, cpu := time.Since(w0), cpuTime()-c0
+		wall, cpu := time.Since(w0), cputime.Process()-c0
 		if n != java.Rows {
 			t.Fatalf("lakecore read %d rows, Java %d", n, java.Rows)
 		}
@@ -95,12 +96,6 @@ func TestPKBenchVsJava(t *testing.T) {
 	goRate, goCPU := float64(java.Rows)/best.wall.Seconds(), float64(java.Rows)/best.cpu.Seconds()
 	t.Logf("merged read of %d rows (%d bytes, 4 buckets x 5 runs), best of 3: Java 1.4.2 %.2f M rows/s, %.2f M rows/CPU-s; lakecore %.2f M rows/s, %.2f M rows/CPU-s; ratio %.2f (per CPU-s), read amplification %.1f (records read / rows out)",
 		java.Rows, java.Bytes, java.RowsPerSecond/1e6, java.RowsPerCPUSecnd/1e6, goRate/1e6, goCPU/1e6, goCPU/java.RowsPerCPUSecnd, float64(records)/float64(java.Rows))
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // lcg is the change generator pk-upsert-bench uses (PkUpsertBench.Lcg), so
@@ -269,7 +264,7 @@ func upsertBenchGo(t *testing.T, cat *lakecore.Catalog, name string, rows int64,
 		t.Fatal(err)
 	}
 	committer := tb.NewCommitter("go-upsert-bench")
-	c0, w0 := cpuTime(), time.Now()
+	c0, w0 := cputime.Process(), time.Now()
 	rng := &lcg{state: 42}
 	var nextKey uint64
 	perCommit := max(1, rows/int64(commits))
@@ -302,17 +297,17 @@ func upsertBenchGo(t *testing.T, cat *lakecore.Catalog, name string, rows int64,
 			}
 		}
 	}
-	return tb, nextKey, time.Since(w0), cpuTime() - c0
+	return tb, nextKey, time.Since(w0), cputime.Process() - c0
 }
 
 // readAllTimed reads the latest snapshot of tb and returns its rows and the
 // CPU time the read took.
 func readAllTimed(t *testing.T, tb *lakecore.Table) ([][]any, time.Duration) {
 	runtime.GC()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	rows, err := tb.ReadAll(ctxT(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rows, cpuTime() - c0
+	return rows, cputime.Process() - c0
 }

@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
@@ -92,17 +92,9 @@ func writeBenchTable(b *testing.B, snapshots, perSnapshot int) string {
 	return wh
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func reportRows(b *testing.B, rows int, cpuStart time.Duration) {
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(rows)*float64(b.N)/(float64(cpuTime()-cpuStart)/1e9), "rows/cpu-s")
+	b.ReportMetric(float64(rows)*float64(b.N)/(float64(cputime.Process()-cpuStart)/1e9), "rows/cpu-s")
 }
 
 // tailOnce reads the whole table through the paimon input without Benthos
@@ -294,7 +286,7 @@ func BenchmarkTail(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu := cpuTime()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if n := c.read(); n != rows {
 					b.Fatalf("read %d rows, want %d", n, rows)
@@ -316,11 +308,11 @@ func BenchmarkTailRatio(b *testing.B) {
 	files := dataFiles(b, wh)
 	var inWall, pqWall, inCPU, pqCPU, pmCPU []float64
 	measure := func(read func() int) (wall, cpu float64) {
-		t0, c0 := time.Now(), cpuTime()
+		t0, c0 := time.Now(), cputime.Process()
 		if n := read(); n != rows {
 			b.Fatalf("read %d rows, want %d", n, rows)
 		}
-		return rows / time.Since(t0).Seconds(), rows / (cpuTime() - c0).Seconds()
+		return rows / time.Since(t0).Seconds(), rows / (cputime.Process() - c0).Seconds()
 	}
 	for b.Loop() {
 		w, c := measure(func() int { return tailOnce(b, wh) })

@@ -3,6 +3,7 @@ package paimon
 import (
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -20,11 +21,11 @@ func BenchmarkMessage(b *testing.B) {
 	build := newMessageBuilder(fields)
 	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"})
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	for b.Loop() {
 		if _, err := build.message(row, mv, 17); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Process()-c0)/float64(b.N), "cpu-ns/op")
 }

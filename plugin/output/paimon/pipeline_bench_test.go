@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	_ "github.com/redpanda-data/benthos/v4/public/components/io"   // file input
 	_ "github.com/redpanda-data/benthos/v4/public/components/pure" // drop output
 	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 )
 
 // CPU the paimon output adds to a file input, per message (issue #19,
@@ -69,15 +70,6 @@ func writePaymentLines(tb testing.TB, path string, n int) {
 	}
 }
 
-// processCPU is the CPU time (user + system) the process has used.
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // runFilePipeline reads the lines at path into output and returns the CPU
 // and wall time it took.
 func runFilePipeline(tb testing.TB, path, output string) (cpu, wall time.Duration) {
@@ -102,11 +94,11 @@ func runFilePipeline(tb testing.TB, path, output string) (cpu, wall time.Duratio
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	start, cpu0 := time.Now(), processCPU(tb)
+	start, cpu0 := time.Now(), cputime.Process()
 	if err := stream.Run(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	return processCPU(tb) - cpu0, time.Since(start)
+	return cputime.Process() - cpu0, time.Since(start)
 }
 
 func paimonOutputYAML(warehouse string, batch int) string {
