@@ -130,23 +130,34 @@ func (l *liveFiles) files(ctx context.Context, partition []byte, bucket int32) (
 }
 
 // buckets is a write.BucketLister: the buckets of partition holding live
-// files, ascending.
-func (l *liveFiles) buckets(ctx context.Context, partition []byte) ([]int32, error) {
+// files in snapshot id, ascending.
+func (l *liveFiles) buckets(ctx context.Context, id int64, partition []byte) ([]int32, error) {
+	if id <= 0 {
+		return nil, nil // an empty table
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	buckets, err := l.partition(ctx, partition)
+	buckets, err := l.partitionAt(ctx, id, partition)
 	if err != nil {
 		return nil, err
 	}
 	return slices.Sorted(maps.Keys(buckets)), nil
 }
 
+// partition returns the live files of partition in the latest snapshot,
+// by bucket.
 func (l *liveFiles) partition(ctx context.Context, partition []byte) (map[int32][]manifest.DataFileMeta, error) {
-	t := l.t
-	id, ok, err := t.snapshots.LatestID(ctx)
+	id, ok, err := l.t.snapshots.LatestID(ctx)
 	if err != nil || !ok {
 		return nil, err
 	}
+	return l.partitionAt(ctx, id, partition)
+}
+
+// partitionAt returns the live files of partition in snapshot id, by
+// bucket, cached for the last id asked.
+func (l *liveFiles) partitionAt(ctx context.Context, id int64, partition []byte) (map[int32][]manifest.DataFileMeta, error) {
+	t := l.t
 	if id != l.loaded {
 		l.parts, l.loaded = map[string]map[int32][]manifest.DataFileMeta{}, id
 	}

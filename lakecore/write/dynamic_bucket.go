@@ -23,18 +23,21 @@ import (
 var ErrTooManyBuckets = errors.New("too many dynamic buckets")
 
 // IndexRestorer returns the index entries of a partition (serialized
-// partition row) in the latest snapshot's index manifest; a
-// dynamic-bucket writer keeps the HASH ones and restores its key → bucket
-// assignment from their files. Nil means an empty table.
-type IndexRestorer func(ctx context.Context, partition []byte) ([]manifest.IndexEntry, error)
+// partition row) in the latest snapshot's index manifest, with the id of
+// that snapshot (0 for an empty table); a dynamic-bucket writer keeps the
+// HASH ones and restores its key → bucket assignment from their files.
+// Nil means an empty table.
+type IndexRestorer func(ctx context.Context, partition []byte) (entries []manifest.IndexEntry, snapshotID int64, err error)
 
 // BucketLister returns the buckets of a partition (serialized partition
-// row) that hold live data files in the latest snapshot. A dynamic-bucket
-// writer given one (SetBucketLister) refuses a partition with a bucket
-// that holds data but has no HASH index file: the buckets of that
-// bucket's keys are unknown, and writing them would put them in a second
-// bucket.
-type BucketLister func(ctx context.Context, partition []byte) ([]int32, error)
+// row) that hold live data files in snapshot snapshotID, the one the
+// index was restored from: another writer's commit after it may add a
+// bucket with its index, which the restored index would not show. A
+// dynamic-bucket writer given one (SetBucketLister) refuses a partition
+// with a bucket that holds data but has no HASH index file: the buckets
+// of that bucket's keys are unknown, and writing them would put them in a
+// second bucket. snapshotID 0 is an empty table: no buckets.
+type BucketLister func(ctx context.Context, snapshotID int64, partition []byte) ([]int32, error)
 
 // LatestIndexRestorer answers from the index manifest of the table's
 // latest snapshot at the time of each call (decoded once per snapshot).
@@ -45,15 +48,18 @@ func LatestIndexRestorer(fio storage.FileIO, tablePath string) IndexRestorer {
 		cached  string
 		entries []manifest.IndexEntry
 	)
-	return func(ctx context.Context, partition []byte) ([]manifest.IndexEntry, error) {
+	return func(ctx context.Context, partition []byte) ([]manifest.IndexEntry, int64, error) {
 		s, err := snaps.LatestExisting(ctx)
-		if err != nil || s == nil || s.IndexManifest == nil {
-			return nil, err
+		if err != nil || s == nil {
+			return nil, 0, err
+		}
+		if s.IndexManifest == nil {
+			return nil, s.ID, nil
 		}
 		if *s.IndexManifest != cached {
 			if entries, err = manifest.ReadIndexEntries(ctx, fio, tablePath, *s.IndexManifest); err != nil {
 				cached = ""
-				return nil, err
+				return nil, 0, err
 			}
 			cached = *s.IndexManifest
 		}
@@ -63,7 +69,7 @@ func LatestIndexRestorer(fio storage.FileIO, tablePath string) IndexRestorer {
 				out = append(out, e)
 			}
 		}
-		return out, nil
+		return out, s.ID, nil
 	}
 }
 
@@ -224,9 +230,10 @@ func (d *dynamicBuckets) partition(ctx context.Context, partition []byte) (*part
 	partition = slices.Clone(partition) // the caller's may be reused
 	p := &partitionIndex{partition: partition, hash2Bucket: map[int32]int16{}, counts: map[int32]int64{}, buckets: map[int32]*bucketIndex{}}
 	var entries []manifest.IndexEntry
+	var restoredFrom int64
 	if d.restore != nil {
 		var err error
-		if entries, err = d.restore(ctx, partition); err != nil {
+		if entries, restoredFrom, err = d.restore(ctx, partition); err != nil {
 			return nil, fmt.Errorf("restore the dynamic-bucket index of partition %x: %w", partition, err)
 		}
 	}
@@ -255,7 +262,7 @@ func (d *dynamicBuckets) partition(ctx context.Context, partition []byte) (*part
 		p.buckets[e.Bucket] = &bucketIndex{hashes: hashes, file: e.FileName}
 	}
 	if d.lister != nil {
-		withData, err := d.lister(ctx, partition)
+		withData, err := d.lister(ctx, restoredFrom, partition)
 		if err != nil {
 			return nil, fmt.Errorf("restore the dynamic-bucket index of partition %x: %w", partition, err)
 		}

@@ -53,7 +53,7 @@ func TestPartitionIndexAssign(t *testing.T) {
 					IndexType: manifest.IndexTypeHash, FileName: name, RowCount: int64(len(c.restored[b]))})
 			}
 			d := newDynamicBuckets(fio, "t", c.target, c.maxBuckets, false, nil)
-			d.restore = func(context.Context, []byte) ([]manifest.IndexEntry, error) { return entries, nil }
+			d.restore = func(context.Context, []byte) ([]manifest.IndexEntry, int64, error) { return entries, 1, nil }
 			var got []int32
 			first := map[int32]int32{}
 			for i, h := range c.hashes {

@@ -104,7 +104,7 @@ func (w *KeyValueWriter) restoreDVs(ctx context.Context, b *kvBucket) error {
 	if w.dvRestore == nil {
 		return nil
 	}
-	entries, err := w.dvRestore(ctx, b.partition)
+	entries, _, err := w.dvRestore(ctx, b.partition)
 	if err != nil {
 		return fmt.Errorf("restore deletion vectors of bucket %d of %s: %w", b.bucket, b.dir, err)
 	}
