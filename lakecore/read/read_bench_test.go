@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,23 +12,15 @@ import (
 	"time"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
+	"github.com/benthos-paimon/benthos-paimon/internal/paymentevent"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// The payment events of tests/bench (data.go): row n = 1, 2, ... with
-// every value derived from n, 8 NOT NULL columns, partitioned by dt into
-// 4 partitions, written by lakecore with the table defaults (zstd level 1).
+// paymentRows of internal/paymentevent's payment events, partitioned by
+// dt into 4 partitions, written by lakecore with the table defaults (zstd
+// level 1): the rows of tests/bench.
 const paymentRows = 1_000_000
-
-var (
-	paymentCountries = []string{"DE", "FR", "US", "GB", "JP", "BR", "IN", "ES", "NL", "CA"}
-	paymentMethods   = []string{"card", "paypal", "sepa", "apple_pay"}
-)
-
-const paymentSchema = "ROW<id BIGINT NOT NULL, user_id BIGINT NOT NULL, user STRING NOT NULL, amount DECIMAL(10, 2) NOT NULL, " +
-	"country STRING NOT NULL, method STRING NOT NULL, event_time TIMESTAMP(6) NOT NULL, dt STRING NOT NULL>"
 
 // writePaymentTable writes the payment rows into bench.events of a new
 // warehouse in one commit and returns the warehouse.
@@ -42,7 +33,7 @@ func writePaymentTable(b *testing.B, rows int) string {
 		b.Fatal(err)
 	}
 	tbl, err := cat.CreateTable(ctx, "bench", "events", lakecore.TableSpec{
-		Fields: types.MustParse(paymentSchema).Fields, PartitionKeys: []string{"dt"},
+		Fields: paymentevent.Fields(), PartitionKeys: []string{"dt"},
 		Options: map[string]string{"file.compression": "zstd", "file.compression.zstd-level": "1"},
 	})
 	if err != nil {
@@ -52,13 +43,8 @@ func writePaymentTable(b *testing.B, rows int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const epochMicros = 1767225600000000 // 2026-01-01T00:00:00Z
 	for n := int64(1); n <= int64(rows); n++ {
-		u := n * 7919 % 5000
-		micros := epochMicros + n*1000
-		row := []any{n, u, fmt.Sprintf("user-%04d", u), types.NewDecimal((n%500)*100+n%100, 2),
-			paymentCountries[n%10], paymentMethods[n%4],
-			types.Timestamp{Millis: micros / 1000, NanoOfMilli: int32(micros%1000) * 1000}, fmt.Sprintf("d%03d", n%4)}
+		row := paymentevent.Row(n, 4)
 		if err := w.Write(ctx, row); err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
+	"github.com/benthos-paimon/benthos-paimon/internal/paymentevent"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/write"
 )
@@ -213,8 +214,8 @@ func peakRSS() int64 {
 	return 0
 }
 
-// BenchmarkWriteSmallFiles writes payment rows (the report's memory
-// benchmark schema) into 100 partitions with a new TableWriter and one
+// BenchmarkWriteSmallFiles writes payment rows (internal/paymentevent,
+// the report's) into 100 partitions with a new TableWriter and one
 // Prepare per commit of 100,000 or 250,000 rows, so every file holds 1,000
 // or 2,500 rows and 100 files are open at once: a streaming writer's
 // small-file case. b.N counts rows (ns/op is per row; compare rows/cpu-s):
@@ -222,21 +223,9 @@ func peakRSS() int64 {
 //	go test ./lakecore/write -run '^$' -bench WriteSmallFiles -benchtime=1000000x
 func BenchmarkWriteSmallFiles(b *testing.B) {
 	const partitions = 100
-	fields := []types.DataField{
-		f("id", types.BigIntType().NotNull()),
-		f("user_id", types.BigIntType().NotNull()),
-		f("user", types.StringType().NotNull()),
-		f("amount", types.DecimalType(10, 2).NotNull()),
-		f("country", types.StringType().NotNull()),
-		f("method", types.StringType().NotNull()),
-		f("event_time", types.TimestampType(6).NotNull()),
-		f("dt", types.StringType().NotNull()),
-	}
-	countries := []string{"DE", "FR", "US", "GB", "JP", "BR", "IN", "ES", "NL", "CA"}
-	methods := []string{"card", "paypal", "sepa", "apple_pay"}
 	for _, fileRows := range []int{1000, 2500} {
 		b.Run(fmt.Sprintf("%dRowFiles", fileRows), func(b *testing.B) {
-			tt := newTestTable(b, fields, []string{"dt"}, nil)
+			tt := newTestTable(b, paymentevent.Fields(), []string{"dt"}, nil)
 			ctx := context.Background()
 			perCommit := fileRows * partitions
 			b.ReportAllocs()
@@ -249,10 +238,7 @@ func BenchmarkWriteSmallFiles(b *testing.B) {
 				}
 				for k := 0; k < perCommit && n < b.N; k++ {
 					n++
-					u := int64(n) * 7919 % 5000
-					row := []any{int64(n), u, fmt.Sprintf("user-%04d", u), types.NewDecimal(int64(n%500)*100+int64(n%100), 2),
-						countries[n%10], methods[n%4], types.Timestamp{Millis: 1_767_225_600_000 + int64(n)},
-						fmt.Sprintf("d%03d", n%partitions)}
+					row := paymentevent.Row(int64(n), partitions)
 					if err := w.Write(ctx, row); err != nil {
 						b.Fatal(err)
 					}

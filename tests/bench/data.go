@@ -8,37 +8,15 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/paymentevent"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
-// The rows of the write, memory and tail benchmarks: payment events, one
-// per message, numbered n = 1, 2, ... (Benthos' counter()), with every
-// value derived from n so that the Benthos pipelines, the lakecore table
-// writer and parquet-go all write exactly the same rows.
-
-// benchColumns is the table schema; every column NOT NULL so that the
-// parquet-go baseline (required columns, no pointers) has the same
-// Parquet schema as the table's files.
-var benchColumns = []struct{ name, typ string }{
-	{"id", "BIGINT NOT NULL"},
-	{"user_id", "BIGINT NOT NULL"},
-	{"user", "STRING NOT NULL"},
-	{"amount", "DECIMAL(10, 2) NOT NULL"},
-	{"country", "STRING NOT NULL"},
-	{"method", "STRING NOT NULL"},
-	{"event_time", "TIMESTAMP(6) NOT NULL"},
-	{"dt", "STRING NOT NULL"},
-}
-
-var (
-	countries = []string{"DE", "FR", "US", "GB", "JP", "BR", "IN", "ES", "NL", "CA"}
-	methods   = []string{"card", "paypal", "sepa", "apple_pay"}
-)
-
-// epochMicros is 2026-01-01T00:00:00Z; event n happens n ms later.
-const epochMicros = 1767225600000000
+// The rows of the write, memory and tail benchmarks are
+// internal/paymentevent's payment events, one per message, numbered n = 1,
+// 2, ... (Benthos' counter()).
 
 // pqRow is the parquet-go baseline's row: the same Parquet types as
 // lakecore writes for benchColumns.
@@ -66,24 +44,18 @@ type pqDictRow struct {
 	Dt        string `parquet:"dt,dict"`
 }
 
-func userOf(n int64) int64 { return n * 7919 % 5000 }
-
-func partitionOf(n int64, partitions int) string {
-	return fmt.Sprintf("d%03d", n%int64(partitions))
-}
-
 func pqRowAt(n int64, partitions int) pqRow {
-	u := userOf(n)
 	return pqRow{
-		ID: n, UserID: u, User: fmt.Sprintf("user-%04d", u),
-		Amount:  (n%500)*100 + n%100,
-		Country: countries[n%10], Method: methods[n%4],
-		EventTime: epochMicros + n*1000,
-		Dt:        partitionOf(n, partitions),
+		ID: n, UserID: paymentevent.User(n), User: paymentevent.UserName(n),
+		Amount:  paymentevent.AmountCents(n),
+		Country: paymentevent.Countries[n%10], Method: paymentevent.Methods[n%4],
+		EventTime: paymentevent.EventMicros(n),
+		Dt:        paymentevent.Partition(n, partitions),
 	}
 }
 
-// anyRow converts a pqRow to lakecore's Go values in schema order.
+// anyRow converts a pqRow to lakecore's Go values in schema order
+// (paymentevent.Row of its n).
 func anyRow(r pqRow) []any {
 	return []any{
 		r.ID, r.UserID, r.User, types.NewDecimal(r.Amount, 2), r.Country, r.Method,
@@ -112,7 +84,7 @@ generate:
     root.method = %s.index($n %% 4)
     root.event_time = %d + $n * 1000
     root.dt = "d%%03d".format($n %% %d)
-`, count, batchSize, jsonList(countries), jsonList(methods), epochMicros, partitions)
+`, count, batchSize, jsonList(paymentevent.Countries), jsonList(paymentevent.Methods), paymentevent.EpochMicros, partitions)
 }
 
 func jsonList(s []string) string {
@@ -122,23 +94,10 @@ func jsonList(s []string) string {
 // schemaYAML is the create_table.schema of the paimon output.
 func schemaYAML(indent string) string {
 	var b strings.Builder
-	for _, c := range benchColumns {
-		fmt.Fprintf(&b, "%s- { name: %s, type: %q }\n", indent, c.name, c.typ)
+	for _, c := range paymentevent.Columns {
+		fmt.Fprintf(&b, "%s- { name: %s, type: %q }\n", indent, c.Name, c.Type)
 	}
 	return b.String()
-}
-
-// benchFields is benchColumns as lakecore fields.
-func benchFields() ([]types.DataField, error) {
-	out := make([]types.DataField, len(benchColumns))
-	for i, c := range benchColumns {
-		t, err := types.Parse(c.typ)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = types.DataField{ID: i, Name: c.name, Type: t}
-	}
-	return out, nil
 }
 
 // paimonOutputYAML is the paimon output writing the bench table.
@@ -187,11 +146,7 @@ func createBenchTable(ctx context.Context, warehouse string, s3 *s3Server, optio
 	if err != nil {
 		return nil, err
 	}
-	fields, err := benchFields()
-	if err != nil {
-		return nil, err
-	}
-	return cat.CreateTable(ctx, "bench", "events", lakecore.TableSpec{Fields: fields, PartitionKeys: []string{"dt"}, Options: options})
+	return cat.CreateTable(ctx, "bench", "events", lakecore.TableSpec{Fields: paymentevent.Fields(), PartitionKeys: []string{"dt"}, Options: options})
 }
 
 // openBenchTable opens bench.events.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/paymentevent"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
@@ -39,10 +40,7 @@ func newSynthTable(ctx context.Context, warehouse string) (*synthTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	fields, err := benchFields()
-	if err != nil {
-		return nil, err
-	}
+	fields := paymentevent.Fields()
 	st := &synthTable{tbl: tbl, c: tbl.NewCommitter("bench"), partTypes: []types.DataType{types.StringType()}, parts: map[string][]byte{}, next: 1}
 	for _, f := range fields {
 		st.valueTypes = append(st.valueTypes, f.Type)
