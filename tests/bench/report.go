@@ -377,6 +377,8 @@ var targets = []target{
 	{"#19", "lakecore table writer rows per CPU-s / pypaimon's write_arrow, same rows ≥ 1.0", "peers", "ratio_write_pypaimon", "", func(v float64) bool { return v >= 1 }, fRatio, "rows", "rows", 1_000_000},
 	{"#19", "data bytes of lakecore's table / Java Paimon 1.4.2's for the same rows ≤ 1.0", "peers", "ratio_bytes_java", "", func(v float64) bool { return v <= 1 }, fRatio, "rows", "rows", 1_000_000},
 	{"#19", "lakecore full read rows per CPU-s / pypaimon's to_arrow, both reading lakecore's table, ≥ 1.0", "peers", "ratio_read_pypaimon", "", func(v float64) bool { return v >= 1 }, fRatio, "rows", "rows", 1_000_000},
+	{"#19", fmt.Sprintf("write-to-visible p95 ≤ 120 ms (batching %s, discovery %s, local disk)", fDur(freshBatching), fDur(freshDiscovery)), "freshness", "local_p95_ms", "", func(v float64) bool { return v <= 120 }, func(v float64) string { return fMs(v) + " ms" }, "local_rows", "rows a run", 0},
+	{"#19", fmt.Sprintf("write-to-visible p95 ≤ 250 ms (batching %s, discovery %s, S3)", fDur(freshBatching), fDur(freshDiscovery)), "freshness", "s3_p95_ms", "", func(v float64) bool { return v <= 250 }, func(v float64) string { return fMs(v) + " ms" }, "local_rows", "rows a run", 0},
 	{"#2", "full plan of 100,000 live files < 1 s", "planning", "plan_ms", "plan_cpu_ms", func(v float64) bool { return v < 1000 }, func(v float64) string { return fMs(v) + " ms" }, "plan_files", "live files", 100_000},
 }
 
