@@ -6,7 +6,7 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding"
 
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 

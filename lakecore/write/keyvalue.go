@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/lookupfile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/manifest"

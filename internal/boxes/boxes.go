@@ -11,6 +11,9 @@
 // It relies on the layout of an empty interface (a type word, then a
 // pointer to the value for types that are not pointer-shaped), which
 // reflect and the runtime share and which has not changed since Go 1.4.
+//
+// It lives outside lakecore because lakecore's readers and the paimon
+// input's message builder both use it.
 package boxes
 
 import (
