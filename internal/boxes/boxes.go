@@ -59,6 +59,7 @@ type Slab struct {
 	stamps  []types.Timestamp
 	decs    []decimalBox
 	bigDecs []types.Decimal
+	anys    []any
 }
 
 func box(typ, data unsafe.Pointer) any {
@@ -143,4 +144,19 @@ func (s *Slab) Decimal(unscaled int64, scale int) any {
 	}
 	b.d = types.Decimal{Unscaled: &b.z, Scale: scale}
 	return box(decimalType, unsafe.Pointer(&b.d))
+}
+
+// Anys returns a zeroed []any of length and capacity n, a slice of a slab
+// array for n up to slabLen (its capacity ends at its length, so appending
+// to it reallocates and never writes into the next slice).
+func (s *Slab) Anys(n int) []any {
+	if n > slabLen {
+		return make([]any, n)
+	}
+	if len(s.anys) < n {
+		s.anys = make([]any, slabLen*4)
+	}
+	v := s.anys[:n:n]
+	s.anys = s.anys[n:]
+	return v
 }

@@ -104,3 +104,37 @@ func TestSlabTimestampDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestAnys: the slices Anys returns are zeroed, of the length asked for,
+// and appending to one reallocates instead of writing into the next.
+func TestAnys(t *testing.T) {
+	var s Slab
+	var rows [][]any
+	for i := range 1000 {
+		n := 1 + i%13
+		if i%100 == 0 {
+			n = slabLen + 1 // larger than a slab array: its own allocation
+		}
+		r := s.Anys(n)
+		if len(r) != n || cap(r) != n {
+			t.Fatalf("Anys(%d): len %d cap %d", n, len(r), cap(r))
+		}
+		for j, v := range r {
+			if v != nil {
+				t.Fatalf("Anys(%d)[%d] is %v, want nil", n, j, v)
+			}
+			r[j] = i
+		}
+		rows = append(rows, r)
+	}
+	for i := range rows {
+		rows[i] = append(rows[i], "appended")
+	}
+	for i, r := range rows {
+		for j, v := range r[:len(r)-1] {
+			if v != i {
+				t.Fatalf("row %d column %d is %v after the appends, want %d", i, j, v, i)
+			}
+		}
+	}
+}

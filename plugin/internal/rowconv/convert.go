@@ -17,6 +17,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -177,9 +178,18 @@ func (c *Converter) Fields() []types.DataField { return c.fields }
 // a parse cached) is converted from its bytes in one pass when it can be
 // (convertRaw); the result is the same.
 func (c *Converter) ConvertMessage(msg *service.Message) ([]any, []NewColumn, error) {
+	return c.ConvertMessageBoxed(msg, nil)
+}
+
+// ConvertMessageBoxed is ConvertMessage with the row of a message converted
+// from its bytes, and the row's values, boxed from slab (nil: each its own
+// allocation): many rows then cost a few allocations instead of one per
+// value. The slab is not safe for concurrent use; the rows keep its arrays
+// alive.
+func (c *Converter) ConvertMessageBoxed(msg *service.Message, slab *boxes.Slab) ([]any, []NewColumn, error) {
 	if msg.HasBytes() && !msg.HasStructured() {
 		if raw, err := msg.AsBytes(); err == nil {
-			if row, ok := c.convertRaw(raw); ok {
+			if row, ok := c.convertRaw(raw, slab); ok {
 				return row, nil, nil
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -26,6 +27,11 @@ import (
 // parsed by Benthos (FuzzRawMatchesStructured checks this): every value is
 // converted by the same functions, from the same json.Number text or
 // decoded string.
+//
+// Given a slab, the pass puts the row and its numbers, strings, decimals
+// and timestamps in the slab's arrays (internal/boxes) instead of one heap
+// allocation each: the values are the same, as any comparison or type
+// switch sees them.
 
 // maxSkipDepth bounds the nesting of the values of ignored fields the pass
 // skips; deeper ones are declined (encoding/json's own limit is 10,000).
@@ -41,13 +47,17 @@ type rawDecoder struct {
 // convertRaw converts the JSON bytes of a message into a row; ok is false
 // when it declines (see above), and the caller must then convert the
 // message the structured way.
-func (c *Converter) convertRaw(raw []byte) (row []any, ok bool) {
+func (c *Converter) convertRaw(raw []byte, slab *boxes.Slab) (row []any, ok bool) {
 	d := rawDecoder{b: raw}
 	d.skipSpace()
 	if !d.consume('{') {
 		return nil, false
 	}
-	row = make([]any, len(c.fields))
+	if slab != nil {
+		row = slab.Anys(len(c.fields))
+	} else {
+		row = make([]any, len(c.fields))
+	}
 	// seen marks the columns given, to find duplicates and missing ones;
 	// schemas beyond 64 columns use the slice.
 	var seen uint64
@@ -86,7 +96,7 @@ func (c *Converter) convertRaw(raw []byte) (row []any, ok bool) {
 					}
 					seen |= 1 << col
 				}
-				v, ok := c.rawValue(&d, c.fields[col].Type)
+				v, ok := c.rawValue(&d, c.fields[col].Type, slab)
 				if !ok {
 					return nil, false
 				}
@@ -118,8 +128,9 @@ func (c *Converter) convertRaw(raw []byte) (row []any, ok bool) {
 	return row, true
 }
 
-// rawValue reads the value at the decoder's position and converts it to t.
-func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
+// rawValue reads the value at the decoder's position and converts it to t,
+// boxing it from slab where one is given.
+func (c *Converter) rawValue(d *rawDecoder, t types.DataType, slab *boxes.Slab) (any, bool) {
 	if d.i >= len(d.b) {
 		return nil, false
 	}
@@ -133,13 +144,20 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 		switch t.Kind {
 		case types.KindChar, types.KindVarChar:
 			// The scan checked the UTF-8; convString counts the characters.
-			if !escaped {
-				s = string(d.b[start : d.i-1])
+			if escaped {
+				if t.Length < types.MaxLength && utf8.RuneCountInString(s) > t.Length {
+					return nil, false
+				}
+				return s, true
 			}
-			if t.Length < types.MaxLength && utf8.RuneCountInString(s) > t.Length {
+			b := d.b[start : d.i-1]
+			if t.Length < types.MaxLength && utf8.RuneCount(b) > t.Length {
 				return nil, false
 			}
-			return s, true
+			if slab != nil {
+				return slab.String(b), true
+			}
+			return string(b), true
 		}
 		if !escaped {
 			// Not retained by the conversions below but BYTES, which
@@ -148,12 +166,17 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 		}
 		switch t.Kind {
 		case types.KindDecimal:
-			v, reason := decimalFromText(t, trimSpace(s))
-			return v, reason == ""
+			return rawDecimal(t, trimSpace(s), slab)
 		case types.KindTimestamp, types.KindLocalZonedTimestamp:
 			if s := trimSpace(s); isDateText(s) {
 				v, err := timestampFromText(t, s)
-				return v, err == nil
+				if err != nil {
+					return nil, false
+				}
+				if slab != nil {
+					return slab.Timestamp(v), true
+				}
+				return v, true
 			}
 		}
 		v, err := c.value(t, s, true)
@@ -176,13 +199,18 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 				case types.KindSmallInt:
 					return int16(n), true
 				case types.KindInt:
+					if slab != nil {
+						return slab.Int32(int32(n)), true
+					}
 					return int32(n), true
+				}
+				if slab != nil {
+					return slab.Int64(n), true
 				}
 				return n, true
 			}
 		case types.KindDecimal:
-			v, reason := decimalFromText(t, text)
-			return v, reason == ""
+			return rawDecimal(t, text, slab)
 		case types.KindChar, types.KindVarChar:
 			// convString keeps the number's text: copy it out of the message.
 			text = strings.Clone(text)
@@ -203,6 +231,42 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType) (any, bool) {
 		return nil, true
 	}
 	return nil, false // object or array: the structured path
+}
+
+// rawDecimal is decimalFromText, its value boxed from slab (when given)
+// where its unscaled value fits an int64.
+func rawDecimal(t types.DataType, s string, slab *boxes.Slab) (any, bool) {
+	if slab == nil {
+		v, reason := decimalFromText(t, s)
+		return v, reason == ""
+	}
+	d, err := parseDecText(s)
+	if err != nil {
+		return nil, false
+	}
+	var n int64
+	if shift := d.exp + t.Scale; shift >= 0 && len(d.digits)+shift <= min(18, t.Precision) {
+		// value × 10^scale is the digits followed by shift zeros, of at
+		// most 18 digits: scaled's exact result, without its string.
+		n, _ = strconv.ParseInt(d.digits, 10, 64) // "" for zero gives 0
+		for range shift {
+			n *= 10
+		}
+	} else {
+		digits, exact, overflow := d.scaled(t.Scale, t.Precision)
+		if !exact || overflow {
+			return nil, false
+		}
+		if len(digits) > 18 {
+			v, reason := decimalFromText(t, s)
+			return v, reason == ""
+		}
+		n, _ = strconv.ParseInt(digits, 10, 64)
+	}
+	if d.neg {
+		n = -n
+	}
+	return slab.Decimal(n, t.Scale), true
 }
 
 func (d *rawDecoder) skipSpace() {

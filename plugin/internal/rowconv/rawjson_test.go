@@ -1,6 +1,7 @@
 package rowconv
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
@@ -48,11 +50,16 @@ func sameRow(a, b any) bool {
 }
 
 // checkRaw asserts that convertRaw either declines raw or gives exactly
-// the row the structured path gives for a message of raw; it reports
-// whether it took raw.
+// the row the structured path gives for a message of raw, with its values
+// boxed one by one and from a slab alike; it reports whether it took raw.
 func checkRaw(t testing.TB, c *Converter, raw []byte) bool {
 	t.Helper()
-	row, ok := c.convertRaw(raw)
+	row, ok := c.convertRaw(raw, nil)
+	var slab boxes.Slab
+	slabRow, slabOK := c.convertRaw(raw, &slab)
+	if slabOK != ok {
+		t.Fatalf("%q: convertRaw took it %v, from a slab %v", raw, ok, slabOK)
+	}
 	if !ok {
 		return false
 	}
@@ -63,7 +70,40 @@ func checkRaw(t testing.TB, c *Converter, raw []byte) bool {
 	if !sameRow(row, want) {
 		t.Fatalf("%q: convertRaw gave %#v, the structured path %#v", raw, row, want)
 	}
+	if !sameRow(slabRow, want) {
+		t.Fatalf("%q: convertRaw from a slab gave %#v, the structured path %#v", raw, slabRow, want)
+	}
 	return true
+}
+
+// TestConvertRawSlabKeepsRows: rows boxed from one slab keep their values
+// while the slab boxes the rows after them (more than a slab array of
+// each kind: rows, strings and their bytes, numbers, decimals, timestamps).
+func TestConvertRawSlabKeepsRows(t *testing.T) {
+	c := mustConverter(t, "ROW<id BIGINT NOT NULL, n INT, ts TIMESTAMP(3), s STRING, code CHAR(3), amount DECIMAL(10, 2), "+
+		"big DECIMAL(30, 2)>", ConvertOptions{})
+	var slab boxes.Slab
+	var raws [][]byte
+	var rows [][]any
+	for i := range 2000 {
+		raw := fmt.Appendf(nil, `{"id": %d, "n": %d, "ts": "2024-05-30T12:00:%02d.%03dZ", "s": "%s", "code": "C%02d", `+
+			`"amount": "%d.%02d", "big": "%d123456789012345678.5"}`, i*7919, -i, i%60, i%1000,
+			strings.Repeat("x", i%300), i%100, i-1000, i%100, i)
+		row, ok := c.convertRaw(raw, &slab)
+		if !ok {
+			t.Fatalf("%s: declined", raw)
+		}
+		raws, rows = append(raws, raw), append(rows, row)
+	}
+	for i, raw := range raws {
+		want, _, err := c.convertStructured(service.NewMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameRow(rows[i], want) {
+			t.Fatalf("row %d after boxing the rest: %#v, want %#v", i, rows[i], want)
+		}
+	}
 }
 
 // rawOptions are the option sets the differential checks run with.
@@ -195,7 +235,7 @@ func TestRawJSON(t *testing.T) {
 		{ign, `{"id": 1, "x": ` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`, false, nil}, // deep
 	}
 	for _, tc := range cases {
-		row, ok := tc.c.convertRaw([]byte(tc.in))
+		row, ok := tc.c.convertRaw([]byte(tc.in), nil)
 		if ok != tc.take {
 			t.Errorf("%q: taken %v, want %v", tc.in, ok, tc.take)
 			continue

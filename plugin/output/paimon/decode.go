@@ -6,6 +6,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/cdcformat"
@@ -42,14 +43,14 @@ type rawChange struct {
 // convert converts the message's values with st. added lists the columns
 // schema evolution would add; the changes are nil then. The change of a
 // message in native form is put in slot (length 1), the message's own
-// element of an array the batch allocates once: one allocation fewer per
-// message.
-func (v messageValues) convert(st *writeState, msg *service.Message, slot []change) ([]change, []rowconv.NewColumn, error) {
+// element of an array the batch allocates once, and its row is boxed from
+// the batch's slab: fewer allocations per message.
+func (v messageValues) convert(st *writeState, msg *service.Message, slot []change, slab *boxes.Slab) ([]change, []rowconv.NewColumn, error) {
 	if v.skip || v.truncate {
 		return nil, nil, nil
 	}
 	if v.native {
-		row, added, err := st.converter(v.kind).ConvertMessage(msg)
+		row, added, err := st.converter(v.kind).ConvertMessageBoxed(msg, slab)
 		if err != nil || len(added) > 0 {
 			return nil, added, err
 		}

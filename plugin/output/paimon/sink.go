@@ -13,6 +13,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/config"
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
@@ -323,10 +324,11 @@ func (k *tableSink) convert(ctx context.Context, batch service.MessageBatch, val
 	changes := make([][]change, len(batch))
 	msgErrs := make([]error, len(batch))
 	slots := make([]change, len(batch))
+	var slab boxes.Slab
 	var newCols []rowconv.NewColumn
 	var evolving []int
 	for i := range batch {
-		cs, added, err := values[i].convert(st, batch[i], slots[i:i+1:i+1])
+		cs, added, err := values[i].convert(st, batch[i], slots[i:i+1:i+1], &slab)
 		switch {
 		case err != nil:
 			msgErrs[i] = err
@@ -355,7 +357,7 @@ func (k *tableSink) convert(ctx context.Context, batch service.MessageBatch, val
 		if msgErrs[i] != nil {
 			continue
 		}
-		cs, added, err := values[i].convert(next, batch[i], slots[i:i+1:i+1])
+		cs, added, err := values[i].convert(next, batch[i], slots[i:i+1:i+1], &slab)
 		switch {
 		case err != nil:
 			msgErrs[i], changes[i] = err, nil
