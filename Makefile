@@ -14,8 +14,10 @@ export PATH := $(CI_BIN):$(PATH)
 
 all: build
 
+# Stamped with the commit and its date (and the tag, "dev" without one) as a release is: --version says
+# which commit a bug report is about (scripts/stamp.sh).
 build:
-	$(GO) build -o $(BIN) .
+	$(GO) build -ldflags "$$(bash scripts/stamp.sh)" -o $(BIN) .
 
 # The main job: a demo pipeline on an embedded default (a local warehouse under ./warehouse).
 run: build

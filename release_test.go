@@ -193,7 +193,7 @@ func TestDockerignoreKeepsTheBuildInputs(t *testing.T) {
 		}
 	}
 	for p := range patterns {
-		for _, needed := range []string{"go.mod", "go.sum", "main.go", "scripts/release.sh", "lakecore/x.go", "plugin/x.go", "config/x.go", "internal/version/version.go", "examples/demo.yaml"} {
+		for _, needed := range []string{"go.mod", "go.sum", "main.go", "scripts/release.sh", "scripts/stamp.sh", "lakecore/x.go", "plugin/x.go", "config/x.go", "internal/version/version.go", "examples/demo.yaml"} {
 			if ok, _ := filepath.Match(strings.TrimPrefix(p, "/"), needed); ok || strings.HasPrefix(needed, strings.TrimPrefix(p, "/")+"/") {
 				t.Errorf(".dockerignore pattern %q excludes %s, which the build needs", p, needed)
 			}

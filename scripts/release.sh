@@ -7,9 +7,8 @@
 # Default platforms: linux/amd64 linux/arm64 darwin/amd64 darwin/arm64.
 # Default DIR: dist. Binaries are DIR/benthos-paimon-OS-ARCH.
 # VERSION, COMMIT and DATE come from the environment when set (the
-# Dockerfile passes them, having no .git), else from git: the tag
-# (git describe; "dev" when no tag reaches HEAD), the short commit and
-# its date ("unknown" without git).
+# Dockerfile passes them, having no .git), else from git (scripts/stamp.sh,
+# which `make build` stamps its binary with too).
 #
 # `make release` and the Dockerfile's build stage both run this script,
 # so a container and a downloaded binary are built the same way
@@ -27,16 +26,9 @@ if [ ${#platforms[@]} -eq 0 ]; then
 fi
 
 cd "$(dirname "$0")/.."
-git_or() { git "$@" 2>/dev/null || true; }
-VERSION=${VERSION:-$(git_or describe --tags --dirty)}
-COMMIT=${COMMIT:-$(git_or rev-parse --short=12 HEAD)}
-DATE=${DATE:-$(git_or log -1 --format=%cI HEAD)}
-VERSION=${VERSION:-dev}
-COMMIT=${COMMIT:-unknown}
-DATE=${DATE:-unknown}
-
-pkg=github.com/benthos-paimon/benthos-paimon/internal/version
-ldflags="-s -w -X $pkg.Version=$VERSION -X $pkg.Commit=$COMMIT -X $pkg.Date=$DATE"
+# shellcheck source=scripts/stamp.sh
+. scripts/stamp.sh
+ldflags="-s -w $STAMP_LDFLAGS"
 
 mkdir -p "$out"
 names=()
