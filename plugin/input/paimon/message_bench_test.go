@@ -3,6 +3,7 @@ package paimon
 import (
 	"testing"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
@@ -20,10 +21,11 @@ func BenchmarkMessage(b *testing.B) {
 		types.Timestamp{Millis: 1767225723456, NanoOfMilli: 789000}, "d002"}
 	build := newMessageBuilder(fields)
 	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"})
+	var slab boxes.Slab
 	b.ReportAllocs()
 	c0 := cputime.Process()
 	for b.Loop() {
-		if _, err := build.message(row, mv, 17); err != nil {
+		if _, err := build.message(row, mv, 17, &slab); err != nil {
 			b.Fatal(err)
 		}
 	}

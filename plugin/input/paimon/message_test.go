@@ -5,15 +5,21 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 
+	"github.com/redpanda-data/benthos/v4/public/service"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
 
 // TestMessageBuilderMatchesRowconv: the input's fast message builder gives
 // exactly what rowconv.NewRowMessage gives (structured value and metadata,
-// Go types included) for rows of every type, special values and nulls.
+// Go types included) for rows of every type, special values and nulls,
+// also after the slab its values are boxed from has moved on to new arrays
+// and garbage collections ran.
 func TestMessageBuilderMatchesRowconv(t *testing.T) {
 	fields := types.MustParse("ROW<b BOOLEAN, ti TINYINT, si SMALLINT, i INT, bi BIGINT, f FLOAT, d DOUBLE, dec DECIMAL(10, 2), " +
 		"s STRING, c CHAR(3), by BYTES, dt DATE, tm TIME(3), ts TIMESTAMP(6), ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, " +
@@ -30,16 +36,24 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 		Bucket: 3, File: "data-x-0.parquet"}
 	b := newMessageBuilder(fields)
 	mv := newMetaValues(meta)
-	for i, row := range rows {
-		meta.Row = int64(100 + i)
+	var slab boxes.Slab
+	var wants, gots []*service.Message
+	for i := range 1000 { // several slab arrays
+		row := rows[i%len(rows)]
+		meta.Row = int64(100 + i*1000)
 		want, err := rowconv.NewRowMessage(fields, row, meta)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := b.message(row, mv, meta.Row)
+		got, err := b.message(row, mv, meta.Row, &slab)
 		if err != nil {
 			t.Fatal(err)
 		}
+		wants, gots = append(wants, want), append(gots, got)
+	}
+	runtime.GC()
+	for i, want := range wants {
+		got := gots[i]
 		ws, _ := want.AsStructured()
 		gs, _ := got.AsStructured()
 		if !reflect.DeepEqual(gs, ws) {
@@ -52,18 +66,18 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 			t.Errorf("row %d metadata:\n got  %#v\n want %#v", i, gm, wm)
 		}
 	}
-	if _, err := b.message(rows[0][:3], mv, 0); err == nil {
+	if _, err := b.message(rows[0][:3], mv, 0, &slab); err == nil {
 		t.Error("a short row was rendered")
 	}
-	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0); err == nil {
+	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0, &slab); err == nil {
 		t.Error("a string in a BOOLEAN column was rendered")
 	}
 }
 
-// TestFormatTimestamp checks the fast timestamp text against
+// TestAppendTimestamp checks the fast timestamp text against
 // rowconv.FormatTimestamp on edge and random instants, every precision,
 // with and without Z; outside 0000-9999 it defers to rowconv.
-func TestFormatTimestamp(t *testing.T) {
+func TestAppendTimestamp(t *testing.T) {
 	ms := []int64{0, -1, 1, 86399999, -86400000, -86400001, 951782400000 /* 2000-02-29 */, 253402300799999, /* 9999-12-31T23:59:59.999 */
 		-62167219200000 /* 0000-01-01 */, -62167219200001, 253402300800000, 1717070400123, -2208988800000, math.MaxInt64 / 2, math.MinInt64 / 2}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -75,7 +89,8 @@ func TestFormatTimestamp(t *testing.T) {
 			ts := types.Timestamp{Millis: m, NanoOfMilli: nom}
 			for p := 0; p <= 9; p++ {
 				for _, z := range []bool{false, true} {
-					got, ok := formatTimestamp(ts, p, z)
+					text, ok := appendTimestamp(nil, ts, p, z)
+					got := string(text)
 					want := rowconv.FormatTimestamp(ts, p, z)
 					inRange := m >= -62167219200000 && m < 253402300800000
 					if ok != inRange || ok && got != want {
