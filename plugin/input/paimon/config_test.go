@@ -42,6 +42,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		OnExpired:         OnExpiredError,
 		AutoReplayNacks:   true,
 		Changelog:         true,
+		MessageFormat:     MessageFormatStructured,
 		Shard:             scan.Shard{Count: 1},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -73,6 +74,7 @@ read_overwrite: true
 on_expired: earliest
 auto_replay_nacks: false
 changelog: false
+message_format: json
 shard: { count: 3, index: 2 }
 `)
 	if err != nil {
@@ -83,7 +85,7 @@ shard: { count: 3, index: 2 }
 	}
 	if c.DiscoveryInterval != 100*time.Millisecond || c.ConsumerID != "orders-tail" || !c.Bounded ||
 		c.BatchSize != 500 || !c.ReadOverwrite || c.OnExpired != OnExpiredEarliest || c.AutoReplayNacks ||
-		c.Changelog || c.Shard != (scan.Shard{Count: 3, Index: 2}) {
+		c.Changelog || c.MessageFormat != MessageFormatJSON || c.Shard != (scan.Shard{Count: 3, Index: 2}) {
 		t.Errorf("config %+v", c)
 	}
 	if got := c.Consumer(); got != "orders-tail-shard-2-of-3" {
@@ -163,6 +165,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + "columns: [ a, a ]\n", `columns: "a" is listed twice`},
 		{base + "columns: [ '' ]\n", "must not be empty"},
 		{base + "on_expired: skip\n", `on_expired "skip" is not error or earliest`},
+		{base + "message_format: bytes\n", `message_format "bytes" is not structured or json`},
 		{base + "partition_filter: dt\n", "partition_filter: expected a map of partition key to value(s), or a list of such maps, got a string"},
 		{base + "partition_filter: []\n", "an empty list matches no partition"},
 		{base + "partition_filter: [ dt ]\n", "partition_filter[0]: expected a map"},
@@ -227,6 +230,7 @@ func TestLintRules(t *testing.T) {
 		{head + "  scan_mode: latest\n  bounded: true\n", []string{"bounded with scan_mode latest reads nothing"}},
 		{head + "  scan_mode: newest\n", []string{"newest"}},
 		{head + "  on_expired: skip\n", []string{"skip"}},
+		{head + "  message_format: bytes\n", []string{"bytes"}},
 		{head + "  columns: [ a, b, a ]\n", []string{"columns has duplicates"}},
 		{head + "  batch_size: 0\n", []string{"batch_size must be at least 1"}},
 		{head + "  consumer_id: a/b\n", []string{"consumer_id must not contain"}},
@@ -284,7 +288,7 @@ func TestDocsRenderAndExamplesLint(t *testing.T) {
 		"s3": {true, false}, "read_overwrite": {true, false}, "on_expired": {true, false},
 		"scan_mode": {false, false}, "scan_timestamp": {false, false}, "scan_snapshot_id": {false, false},
 		"partition_filter": {false, false}, "consumer_id": {false, false},
-		"changelog": {false, false}, "shard": {true, false},
+		"changelog": {false, false}, "shard": {true, false}, "message_format": {true, false},
 	} {
 		if flags[name] != want {
 			t.Errorf("field %s: advanced, optional = %v, want %v", name, flags[name], want)

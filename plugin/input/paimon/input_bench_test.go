@@ -99,9 +99,14 @@ func reportRows(b *testing.B, rows int, cpuStart time.Duration) {
 
 // tailOnce reads the whole table through the paimon input without Benthos
 // (Connect, then ReadBatch and ack until ErrEndOfInput) and returns the rows.
-func tailOnce(b *testing.B, wh string) int {
+func tailOnce(b *testing.B, wh string) int { return tailFormat(b, wh, MessageFormatStructured, false) }
+
+// tailFormat is tailOnce with message_format format; with write, each
+// message's bytes are taken as an output that writes messages out (file,
+// kafka, ...) takes them: for a structured message, its JSON encoding.
+func tailFormat(b *testing.B, wh string, format MessageFormat, write bool) int {
 	ctx := context.Background()
-	conf, err := ConfigSpec().ParseYAML(fmt.Sprintf("warehouse: %s\ntable: events\nscan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\n", wh), nil)
+	conf, err := ConfigSpec().ParseYAML(fmt.Sprintf("warehouse: %s\ntable: events\nscan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\nmessage_format: %s\n", wh, format), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -121,6 +126,13 @@ func tailOnce(b *testing.B, wh string) int {
 		}
 		if err != nil {
 			b.Fatal(err)
+		}
+		if write {
+			for _, m := range batch {
+				if raw, err := m.AsBytes(); err != nil || len(raw) == 0 {
+					b.Fatalf("message bytes: %q, %v", raw, err)
+				}
+			}
 		}
 		n += len(batch)
 		_ = ack(ctx, nil)
@@ -280,6 +292,7 @@ func BenchmarkTail(b *testing.B) {
 		read func() int
 	}{
 		{"input", func() int { return tailOnce(b, wh) }},
+		{"input-json", func() int { return tailFormat(b, wh, MessageFormatJSON, false) }},
 		{"tableread", func() int { return tableReadOnce(b, wh) }},
 		{"parquet-go", func() int { return parquetGoOnce(b, files, nil) }},
 		{"parquet-go-messages", func() int { return parquetGoOnce(b, files, eventMessages) }},
@@ -333,4 +346,41 @@ func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkTailWriteRatio compares the two message_format values for a
+// pipeline that writes rows out unchanged: the input's read plus each
+// message's bytes (a structured message's JSON encoding, a json message's
+// own bytes), alternating structured and json once each per iteration
+// (run with -benchtime 5x or more). It reports the medians of both rows/s
+// and the ratios json/structured of wall-clock throughput and of CPU time
+// per row, and the same ratios for the read alone (no bytes taken).
+func BenchmarkTailWriteRatio(b *testing.B) {
+	const rows = benchSnapshots * benchPerSnapshot
+	wh := writeBenchTable(b, benchSnapshots, benchPerSnapshot)
+	var sw, jw, sc, jc, srw, jrw, src, jrc []float64
+	measure := func(format MessageFormat, write bool) (wall, cpu float64) {
+		t0, c0 := time.Now(), cputime.Process()
+		if n := tailFormat(b, wh, format, write); n != rows {
+			b.Fatalf("read %d rows, want %d", n, rows)
+		}
+		return rows / time.Since(t0).Seconds(), rows / (cputime.Process() - c0).Seconds()
+	}
+	add := func(w, c *[]float64, wall, cpu float64) { *w, *c = append(*w, wall), append(*c, cpu) }
+	for b.Loop() {
+		wall, cpu := measure(MessageFormatStructured, true)
+		add(&sw, &sc, wall, cpu)
+		wall, cpu = measure(MessageFormatJSON, true)
+		add(&jw, &jc, wall, cpu)
+		wall, cpu = measure(MessageFormatStructured, false)
+		add(&srw, &src, wall, cpu)
+		wall, cpu = measure(MessageFormatJSON, false)
+		add(&jrw, &jrc, wall, cpu)
+	}
+	b.ReportMetric(median(sw), "structured-write-rows/s")
+	b.ReportMetric(median(jw), "json-write-rows/s")
+	b.ReportMetric(median(jw)/median(sw), "write-wall-ratio")
+	b.ReportMetric(median(jc)/median(sc), "write-cpu-ratio")
+	b.ReportMetric(median(jrw)/median(srw), "read-wall-ratio")
+	b.ReportMetric(median(jrc)/median(src), "read-cpu-ratio")
 }

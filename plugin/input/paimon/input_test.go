@@ -11,17 +11,51 @@ import (
 )
 
 // TestReadBatchMetadata reads two snapshots of a partitioned table and
-// checks every message: the row and all seven metadata values.
+// checks every message: the row and all seven metadata values, with each
+// message_format (json: the message's bytes are the row's JSON text, and
+// it holds no structured value until something parses them).
 func TestReadBatchMetadata(t *testing.T) {
+	for _, format := range []string{"structured", "json"} {
+		t.Run(format, func(t *testing.T) { testReadBatchMetadata(t, format) })
+	}
+}
+
+func testReadBatchMetadata(t *testing.T, format string) {
 	tt := newTestTable(t, []string{"dt"}, nil)
 	tt.appendRows(row("2024-05-30", "eu", 1), row("2024-05-30", "us", 2))
 	tt.appendRows(row("2024-05-31", "eu", 3))
-	in := newInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\n"))
+	in := newInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\nmessage_format: "+format+"\n"))
 	if err := in.Connect(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close(context.Background())
-	msgs := readN(t, in, 3)
+	var msgs []got
+	for len(msgs) < 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		b, ack, err := in.ReadBatch(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("after %d of 3 messages: %v", len(msgs), err)
+		}
+		for _, m := range b {
+			if format == "json" {
+				raw, err := m.AsBytes()
+				if m.HasStructured() || err != nil {
+					t.Fatalf("json message holds a structured value (%v)", err)
+				}
+				g := decode(t, m)
+				if string(raw) != g.Row {
+					t.Errorf("json message bytes %s, want %s", raw, g.Row)
+				}
+				msgs = append(msgs, g)
+				continue
+			}
+			msgs = append(msgs, decode(t, m))
+		}
+		if err := ack(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	files := map[int64]string{}
 	for _, m := range msgs {
 		if f, ok := files[m.Snapshot]; ok && f != m.File {

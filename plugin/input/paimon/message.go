@@ -28,18 +28,27 @@ import (
 //
 // It holds no state that changes: workers share one. Each worker passes
 // its own slab.
+//
+// With asJSON (message_format: json, jsonmessage.go) the messages carry the
+// JSON text of that structured value as their bytes instead.
 type messageBuilder struct {
 	fields []types.DataField
 	same   []bool // render(v) == v for every non-null v of the field
+	asJSON bool
+	order  []int    // JSON: field indexes in key order
+	keys   [][]byte // JSON: each field's quoted name and colon
 }
 
-func newMessageBuilder(fields []types.DataField) *messageBuilder {
-	b := &messageBuilder{fields: fields, same: make([]bool, len(fields))}
+func newMessageBuilder(fields []types.DataField, asJSON bool) *messageBuilder {
+	b := &messageBuilder{fields: fields, same: make([]bool, len(fields)), asJSON: asJSON}
 	for i, f := range fields {
 		switch f.Type.Kind {
 		case types.KindChar, types.KindVarChar, types.KindBigInt, types.KindBoolean, types.KindDouble:
 			b.same[i] = true
 		}
+	}
+	if asJSON {
+		b.order, b.keys = jsonKeys(fields)
 	}
 	return b
 }
@@ -62,9 +71,13 @@ func newMetaValues(m rowconv.RowMeta) *metaValues {
 }
 
 // message renders row (values in fields order) with metadata mv and the
-// row's position in its file, boxing values from slab (not safe for
-// concurrent use: one per goroutine).
-func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, slab *boxes.Slab) (*service.Message, error) {
+// row's position in its file, reusing s (not safe for concurrent use: one
+// per goroutine).
+func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, s *rowScratch) (*service.Message, error) {
+	if b.asJSON {
+		return b.jsonMessage(row, mv, pos, s)
+	}
+	slab := &s.slab
 	if len(row) != len(b.fields) {
 		return nil, fmt.Errorf("render row: %d values for %d columns", len(row), len(b.fields))
 	}
@@ -99,6 +112,12 @@ func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, slab *box
 	}
 	msg := service.NewMessage(nil)
 	msg.SetStructuredMut(obj)
+	b.setMeta(msg, mv, pos, slab)
+	return msg, nil
+}
+
+// setMeta sets the metadata of rowconv.RowMeta.Apply: mv's and pos.
+func (b *messageBuilder) setMeta(msg *service.Message, mv *metaValues, pos int64, slab *boxes.Slab) {
 	msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
 	msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
 	msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
@@ -106,7 +125,6 @@ func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, slab *box
 	msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
 	msg.MetaSetMut(rowconv.MetaFile, mv.file)
 	msg.MetaSetMut(rowconv.MetaRow, slab.Int64(pos))
-	return msg, nil
 }
 
 // identity reports whether rowconv.RenderValue returns v itself for a

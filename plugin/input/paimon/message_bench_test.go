@@ -3,7 +3,6 @@ package paimon
 import (
 	"testing"
 
-	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/internal/cputime"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
@@ -19,13 +18,13 @@ func BenchmarkMessage(b *testing.B) {
 		"country STRING NOT NULL, method STRING NOT NULL, event_time TIMESTAMP(6) NOT NULL, dt STRING NOT NULL>").Fields
 	row := []any{int64(123456), int64(4321), "user-4321", types.NewDecimal(-45678, 2), "DE", "card",
 		types.Timestamp{Millis: 1767225723456, NanoOfMilli: 789000}, "d002"}
-	build := newMessageBuilder(fields)
+	build := newMessageBuilder(fields, false)
 	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"})
-	var slab boxes.Slab
+	var scratch rowScratch
 	b.ReportAllocs()
 	c0 := cputime.Process()
 	for b.Loop() {
-		if _, err := build.message(row, mv, 17, &slab); err != nil {
+		if _, err := build.message(row, mv, 17, &scratch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -34,9 +33,9 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 	}
 	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
 		Bucket: 3, File: "data-x-0.parquet"}
-	b := newMessageBuilder(fields)
+	b := newMessageBuilder(fields, false)
 	mv := newMetaValues(meta)
-	var slab boxes.Slab
+	var scratch rowScratch
 	var wants, gots []*service.Message
 	for i := range 1000 { // several slab arrays
 		row := rows[i%len(rows)]
@@ -45,7 +44,7 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := b.message(row, mv, meta.Row, &slab)
+		got, err := b.message(row, mv, meta.Row, &scratch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,10 +65,10 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 			t.Errorf("row %d metadata:\n got  %#v\n want %#v", i, gm, wm)
 		}
 	}
-	if _, err := b.message(rows[0][:3], mv, 0, &slab); err == nil {
+	if _, err := b.message(rows[0][:3], mv, 0, &scratch); err == nil {
 		t.Error("a short row was rendered")
 	}
-	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0, &slab); err == nil {
+	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0, &scratch); err == nil {
 		t.Error("a string in a BOOLEAN column was rendered")
 	}
 }

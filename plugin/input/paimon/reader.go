@@ -11,7 +11,6 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
-	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/binrow"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
@@ -141,7 +140,7 @@ func (r *snapshotReader) newRead() error {
 	}
 	r.tread = tr
 	r.keyed = len(s.PrimaryKeys) > 0
-	r.build = newMessageBuilder(tr.Fields())
+	r.build = newMessageBuilder(tr.Fields(), r.in.conf.MessageFormat == MessageFormatJSON)
 	r.partKeys = s.PartitionFields()
 	r.partOpts = partOpts
 	return nil
@@ -207,11 +206,11 @@ func (r *snapshotReader) work() {
 
 func (r *snapshotReader) render(job *renderJob) readResult {
 	batch := make(service.MessageBatch, 0, len(job.rows))
-	var slab boxes.Slab
+	var scratch rowScratch
 	k := 0
 	for _, run := range job.runs {
 		for j := range run.n {
-			msg, err := job.build.message(job.rows[k], run.mv, run.pos+int64(j), &slab)
+			msg, err := job.build.message(job.rows[k], run.mv, run.pos+int64(j), &scratch)
 			if err != nil {
 				return readResult{fatal: true, err: fmt.Errorf("paimon input on %s: snapshot %d, data file %s, row %d: %w",
 					r.in.conf.Table, job.snapshotID, run.mv.file, run.pos+int64(j), err)}
