@@ -14,6 +14,7 @@ import (
 	"github.com/redpanda-data/benthos/v4/public/service"
 
 	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -64,7 +65,7 @@ type rowScratch struct {
 
 // jsonMessage renders row (values in fields order) as a JSON message with
 // metadata mv and position pos; errors are those of message.
-func (b *messageBuilder) jsonMessage(row []any, mv *metaValues, pos int64, s *rowScratch) (*service.Message, error) {
+func (b *messageBuilder) jsonMessage(row []any, mv *metaValues, pos int64, kind kv.RowKind, s *rowScratch) (*service.Message, error) {
 	if len(row) != len(b.fields) {
 		return nil, fmt.Errorf("render row: %d values for %d columns", len(row), len(b.fields))
 	}
@@ -87,8 +88,8 @@ func (b *messageBuilder) jsonMessage(row []any, mv *metaValues, pos int64, s *ro
 	// A chunk that grew in append was copied; earlier messages keep the
 	// old array, the rest of the batch uses the new one.
 	s.chunk = out
-	msg := service.NewMessage(out[start:len(out):len(out)])
-	b.setMeta(msg, mv, pos, &s.slab)
+	msg := mv.newMessage(pos, kind, &s.slab)
+	msg.SetBytes(out[start:len(out):len(out)])
 	return msg, nil
 }
 

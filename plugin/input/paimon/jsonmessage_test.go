@@ -58,17 +58,17 @@ func TestJSONMessageMatchesStructured(t *testing.T) {
 	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
 		Bucket: 3, File: "data-x-0.parquet"}
 	structured, asJSON := newMessageBuilder(fields, false), newMessageBuilder(fields, true)
-	mv := newMetaValues(meta)
+	mv := newMetaValues(meta, false)
 	var ss, js rowScratch
 	var wants, gots []*service.Message
 	for n := range 40 { // several chunks
 		for i, row := range rows {
 			pos := int64(n*1000 + i)
-			want, err := structured.message(row, mv, pos, &ss)
+			want, err := structured.message(row, mv, pos, noKind, &ss)
 			if err != nil {
 				t.Fatalf("row %d: structured: %v", i, err)
 			}
-			got, err := asJSON.message(row, mv, pos, &js)
+			got, err := asJSON.message(row, mv, pos, noKind, &js)
 			if err != nil {
 				t.Fatalf("row %d: json: %v", i, err)
 			}
@@ -102,8 +102,8 @@ func TestJSONMessageMatchesStructured(t *testing.T) {
 
 	// Values that do not fit their column fail alike in both forms.
 	for _, bad := range [][]any{rows[0][:3], append([]any{"not a bool"}, rows[1][1:]...), append(append([]any{}, rows[1][:9]...), append([]any{int64(1)}, rows[1][10:]...)...)} {
-		_, werr := structured.message(bad, mv, 0, &ss)
-		_, gerr := asJSON.message(bad, mv, 0, &js)
+		_, werr := structured.message(bad, mv, 0, noKind, &ss)
+		_, gerr := asJSON.message(bad, mv, 0, noKind, &js)
 		if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
 			t.Errorf("bad row: structured error %v, json error %v", werr, gerr)
 		}

@@ -54,13 +54,24 @@ func newMessageBuilder(fields []types.DataField, asJSON bool) *messageBuilder {
 }
 
 // metaValues are the metadata of the rows of one data file, boxed once.
+// It is read by several workers at once and never changed once made.
 type metaValues struct {
 	snapshot, kind, time, partition, bucket, file any
+	// byKind, for a primary-key table's rows, holds for each valid row
+	// kind a message with all that metadata set (paimon_row 0): a row's
+	// message is a copy of it with paimon_row set. Nine keys overflow the
+	// eight-slot map Benthos starts with, so setting them one by one also
+	// grows the map; copying a template clones the map at its full size
+	// once, which costs less. (With the seven keys of an append table's
+	// rows the map does not grow, and setting them one by one is cheaper
+	// than a copy.)
+	byKind [4]*service.Message
 }
 
-// newMetaValues boxes m's values except Row.
-func newMetaValues(m rowconv.RowMeta) *metaValues {
-	return &metaValues{
+// newMetaValues boxes m's values except Row; keyed (a primary-key table,
+// rows with row kinds) also makes the row-kind templates.
+func newMetaValues(m rowconv.RowMeta, keyed bool) *metaValues {
+	mv := &metaValues{
 		snapshot:  m.SnapshotID,
 		kind:      m.CommitKind,
 		time:      rowconv.FormatCommitTime(m.CommitTimeMillis),
@@ -68,14 +79,53 @@ func newMetaValues(m rowconv.RowMeta) *metaValues {
 		bucket:    int64(m.Bucket),
 		file:      m.File,
 	}
+	if keyed {
+		for k := range mv.byKind {
+			msg := service.NewMessage(nil)
+			mv.set(msg, int64(0))
+			setRowKind(msg, kv.RowKind(k))
+			mv.byKind[k] = msg
+		}
+	}
+	return mv
 }
 
-// message renders row (values in fields order) with metadata mv and the
-// row's position in its file, reusing s (not safe for concurrent use: one
-// per goroutine).
-func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, s *rowScratch) (*service.Message, error) {
+// set sets the metadata of rowconv.RowMeta.Apply: mv's and row.
+func (mv *metaValues) set(msg *service.Message, row any) {
+	msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
+	msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
+	msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
+	msg.MetaSetMut(rowconv.MetaPartition, mv.partition)
+	msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
+	msg.MetaSetMut(rowconv.MetaFile, mv.file)
+	msg.MetaSetMut(rowconv.MetaRow, row)
+}
+
+// noKind is the kind of a row without one (an append table's).
+const noKind kv.RowKind = -128
+
+// newMessage returns an empty message with the metadata of the row at pos
+// of mv's file, and the row-kind metadata of kind unless it is noKind.
+func (mv *metaValues) newMessage(pos int64, kind kv.RowKind, slab *boxes.Slab) *service.Message {
+	if kind.Valid() && mv.byKind[kind] != nil {
+		msg := mv.byKind[kind].Copy()
+		msg.MetaSetMut(rowconv.MetaRow, slab.Int64(pos))
+		return msg
+	}
+	msg := service.NewMessage(nil)
+	mv.set(msg, slab.Int64(pos))
+	if kind != noKind {
+		setRowKind(msg, kind)
+	}
+	return msg
+}
+
+// message renders row (values in fields order) with metadata mv, the
+// row's position in its file and its row kind (noKind for none), reusing
+// s (not safe for concurrent use: one per goroutine).
+func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, kind kv.RowKind, s *rowScratch) (*service.Message, error) {
 	if b.asJSON {
-		return b.jsonMessage(row, mv, pos, s)
+		return b.jsonMessage(row, mv, pos, kind, s)
 	}
 	slab := &s.slab
 	if len(row) != len(b.fields) {
@@ -110,21 +160,9 @@ func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, s *rowScr
 		}
 		obj[f.Name] = r
 	}
-	msg := service.NewMessage(nil)
+	msg := mv.newMessage(pos, kind, slab)
 	msg.SetStructuredMut(obj)
-	b.setMeta(msg, mv, pos, slab)
 	return msg, nil
-}
-
-// setMeta sets the metadata of rowconv.RowMeta.Apply: mv's and pos.
-func (b *messageBuilder) setMeta(msg *service.Message, mv *metaValues, pos int64, slab *boxes.Slab) {
-	msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
-	msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
-	msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
-	msg.MetaSetMut(rowconv.MetaPartition, mv.partition)
-	msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
-	msg.MetaSetMut(rowconv.MetaFile, mv.file)
-	msg.MetaSetMut(rowconv.MetaRow, slab.Int64(pos))
 }
 
 // identity reports whether rowconv.RenderValue returns v itself for a

@@ -19,12 +19,12 @@ func BenchmarkMessage(b *testing.B) {
 	row := []any{int64(123456), int64(4321), "user-4321", types.NewDecimal(-45678, 2), "DE", "card",
 		types.Timestamp{Millis: 1767225723456, NanoOfMilli: 789000}, "d002"}
 	build := newMessageBuilder(fields, false)
-	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"})
+	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"}, false)
 	var scratch rowScratch
 	b.ReportAllocs()
 	c0 := cputime.Process()
 	for b.Loop() {
-		if _, err := build.message(row, mv, 17, &scratch); err != nil {
+		if _, err := build.message(row, mv, 17, noKind, &scratch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 	"github.com/benthos-paimon/benthos-paimon/plugin/internal/rowconv"
 )
@@ -34,7 +35,7 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
 		Bucket: 3, File: "data-x-0.parquet"}
 	b := newMessageBuilder(fields, false)
-	mv := newMetaValues(meta)
+	mv := newMetaValues(meta, false)
 	var scratch rowScratch
 	var wants, gots []*service.Message
 	for i := range 1000 { // several slab arrays
@@ -44,7 +45,7 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := b.message(row, mv, meta.Row, &scratch)
+		got, err := b.message(row, mv, meta.Row, noKind, &scratch)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,10 +66,10 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 			t.Errorf("row %d metadata:\n got  %#v\n want %#v", i, gm, wm)
 		}
 	}
-	if _, err := b.message(rows[0][:3], mv, 0, &scratch); err == nil {
+	if _, err := b.message(rows[0][:3], mv, 0, noKind, &scratch); err == nil {
 		t.Error("a short row was rendered")
 	}
-	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0, &scratch); err == nil {
+	if _, err := b.message(append([]any{"not a bool"}, rows[1][1:]...), mv, 0, noKind, &scratch); err == nil {
 		t.Error("a string in a BOOLEAN column was rendered")
 	}
 }
@@ -96,6 +97,65 @@ func TestAppendTimestamp(t *testing.T) {
 						t.Fatalf("%d ms + %d ns, p %d, zulu %v: %q (ok %v), rowconv %q", m, nom, p, z, got, ok, want)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestRowKindTemplates: the messages of a primary-key table's rows, made
+// from the per-kind templates, carry exactly the metadata set one by one
+// (rowconv.RowMeta.Apply, then the row kind and operation) for every row
+// kind and an invalid one, in both message formats; and each message's
+// metadata is its own: changing one changes no other message and no
+// template.
+func TestRowKindTemplates(t *testing.T) {
+	fields := types.MustParse("ROW<id BIGINT NOT NULL, v STRING>").Fields
+	meta := rowconv.RowMeta{SnapshotID: 7, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=x", Bucket: 2, File: "data-k-0.parquet"}
+	mv := newMetaValues(meta, true)
+	metaOf := func(m *service.Message) map[string]any {
+		out := map[string]any{}
+		_ = m.MetaWalkMut(func(k string, v any) error { out[k] = v; return nil })
+		return out
+	}
+	for _, asJSON := range []bool{false, true} {
+		b := newMessageBuilder(fields, asJSON)
+		var scratch rowScratch
+		var msgs []*service.Message
+		for i, kind := range []kv.RowKind{kv.Insert, kv.UpdateBefore, kv.UpdateAfter, kv.Delete, 7} {
+			row := []any{int64(i), "v"}
+			meta.Row = int64(1000 + i)
+			want, err := rowconv.NewRowMessage(fields, row, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setRowKind(want, kind)
+			got, err := b.message(row, mv, meta.Row, kind, &scratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gm, wm := metaOf(got), metaOf(want); !reflect.DeepEqual(gm, wm) {
+				t.Errorf("json %v, kind %d:\n got  %#v\n want %#v", asJSON, kind, gm, wm)
+			}
+			ws, _ := want.AsBytes()
+			gs, _ := got.AsBytes()
+			if string(gs) != string(ws) {
+				t.Errorf("json %v, kind %d: content %s, want %s", asJSON, kind, gs, ws)
+			}
+			msgs = append(msgs, got)
+		}
+		msgs[0].MetaSetMut(rowconv.MetaPartition, "changed")
+		msgs[0].MetaDelete(rowconv.MetaFile)
+		for i, m := range msgs[1:] {
+			if p, _ := m.MetaGetMut(rowconv.MetaPartition); p != "dt=x" {
+				t.Errorf("json %v: message %d's partition became %v when another's changed", asJSON, i+1, p)
+			}
+		}
+		for k, tm := range mv.byKind {
+			if p, _ := tm.MetaGetMut(rowconv.MetaPartition); p != "dt=x" {
+				t.Errorf("template of kind %d: partition became %v", k, p)
+			}
+			if f, ok := tm.MetaGetMut(rowconv.MetaFile); !ok || f != meta.File {
+				t.Errorf("template of kind %d: file %v %v", k, f, ok)
 			}
 		}
 	}

@@ -210,13 +210,14 @@ func (r *snapshotReader) render(job *renderJob) readResult {
 	k := 0
 	for _, run := range job.runs {
 		for j := range run.n {
-			msg, err := job.build.message(job.rows[k], run.mv, run.pos+int64(j), &scratch)
+			kind := noKind
+			if job.kinds != nil {
+				kind = job.kinds[k]
+			}
+			msg, err := job.build.message(job.rows[k], run.mv, run.pos+int64(j), kind, &scratch)
 			if err != nil {
 				return readResult{fatal: true, err: fmt.Errorf("paimon input on %s: snapshot %d, data file %s, row %d: %w",
 					r.in.conf.Table, job.snapshotID, run.mv.file, run.pos+int64(j), err)}
-			}
-			if job.kinds != nil {
-				setRowKind(msg, job.kinds[k])
 			}
 			batch = append(batch, msg)
 			k++
@@ -501,7 +502,7 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, jo
 		seen += int64(len(rows))
 		if mv == nil || meta.File != pos.File {
 			meta.File = pos.File
-			mv = newMetaValues(meta)
+			mv = newMetaValues(meta, r.keyed)
 		}
 		for j := from; j < len(rows); j++ {
 			(*job).add(rows[j], mv, pos.Row+int64(j))
