@@ -314,12 +314,14 @@ func BenchmarkTail(b *testing.B) {
 // files, once each per iteration (run with -benchtime 5x or more), and
 // reports the medians of their rows/s and the ratios input/parquet-go of
 // wall-clock throughput and of CPU time per row; cpu-ratio-same-messages
-// compares with parquet-go followed by building the input's messages.
+// compares with parquet-go followed by building the input's messages;
+// json-wall-ratio and json-cpu-ratio are the input's with message_format:
+// json (a third read per iteration).
 func BenchmarkTailRatio(b *testing.B) {
 	const rows = benchSnapshots * benchPerSnapshot
 	wh := writeBenchTable(b, benchSnapshots, benchPerSnapshot)
 	files := dataFiles(b, wh)
-	var inWall, pqWall, inCPU, pqCPU, pmCPU []float64
+	var inWall, pqWall, inCPU, pqCPU, pmCPU, jsWall, jsCPU []float64
 	measure := func(read func() int) (wall, cpu float64) {
 		t0, c0 := time.Now(), cputime.Process()
 		if n := read(); n != rows {
@@ -334,12 +336,16 @@ func BenchmarkTailRatio(b *testing.B) {
 		pqWall, pqCPU = append(pqWall, w), append(pqCPU, c)
 		_, c = measure(func() int { return parquetGoOnce(b, files, eventMessages) })
 		pmCPU = append(pmCPU, c)
+		w, c = measure(func() int { return tailFormat(b, wh, MessageFormatJSON, false) })
+		jsWall, jsCPU = append(jsWall, w), append(jsCPU, c)
 	}
 	b.ReportMetric(median(inWall), "input-rows/s")
 	b.ReportMetric(median(pqWall), "parquet-go-rows/s")
 	b.ReportMetric(median(inWall)/median(pqWall), "wall-ratio")
 	b.ReportMetric(median(inCPU)/median(pqCPU), "cpu-ratio")
 	b.ReportMetric(median(inCPU)/median(pmCPU), "cpu-ratio-same-messages")
+	b.ReportMetric(median(jsWall)/median(pqWall), "json-wall-ratio")
+	b.ReportMetric(median(jsCPU)/median(pqCPU), "json-cpu-ratio")
 }
 
 func median(v []float64) float64 {
