@@ -146,6 +146,8 @@ type writeSchema struct {
 	paths    [][]string    // leaf column paths
 	elements []footerSchemaElement
 	root     parquet.Node
+
+	nextLeaf int // leaves converted so far (convertField runs in file order)
 }
 
 // decimalMinBytes is ParquetSchemaConverter.computeMinBytesForDecimalPrecision:
@@ -161,7 +163,9 @@ func decimalMinBytes(precision int) int {
 // schemaOptions carries the encoding choices for parquet-go's leaves; they
 // do not change the schema Java readers see.
 type schemaOptions struct {
-	dictionaryStrings bool
+	// dictionary holds, per leaf column in file order, whether the column
+	// is dictionary-encoded; nil or a missing entry means PLAIN.
+	dictionary []bool
 }
 
 // buildWriteSchema converts Paimon fields into the Parquet schema Java
@@ -233,11 +237,13 @@ func (s *writeSchema) convertField(name string, t types.DataType, fieldID, depth
 		n.role, n.kind = roleLeaf, k
 		el.Type = thrift.New(phys)
 		// parquet-mr's v1 writer uses PLAIN, with a dictionary while it pays
-		// off; parquet-go would default BYTE_ARRAY to DELTA_LENGTH_BYTE_ARRAY.
+		// off (see dictionaryPays); parquet-go would default BYTE_ARRAY to
+		// DELTA_LENGTH_BYTE_ARRAY.
 		node := parquet.Encoded(parquet.Leaf(typ), &parquet.Plain)
-		if k == leafString && o.dictionaryStrings {
+		if i := s.nextLeaf; i < len(o.dictionary) && o.dictionary[i] {
 			node = parquet.Encoded(parquet.Leaf(typ), &parquet.RLEDictionary)
 		}
+		s.nextLeaf++
 		n.node = wrapRepetition(node, n.required)
 	}
 	switch t.Kind {

@@ -121,6 +121,19 @@ func (c *columnStatsCollector) observeBatch(vals []parquet.Value, nan *bool) {
 	}
 }
 
+// markNaN sets *nan when vals, of a FLOAT or DOUBLE leaf, hold a NaN.
+func markNaN(vals []parquet.Value, k leafKind, nan *bool) {
+	for i := range vals {
+		if vals[i].IsNull() {
+			continue
+		}
+		if (k == leafFloat && vals[i].Float() != vals[i].Float()) || (k == leafDouble && vals[i].Double() != vals[i].Double()) {
+			*nan = true
+			return
+		}
+	}
+}
+
 // addChunk merges the (corrected) footer statistics of one row group;
 // nan reports whether the chunk holds a NaN.
 func (c *columnStatsCollector) addChunk(st *format.Statistics, nan bool) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"strings"
 	"unicode/utf8"
@@ -45,14 +46,11 @@ const DefaultRowGroupSize = 128 << 20
 
 const (
 	// writeBatchRows rows are shredded into per-column value buffers before
-	// they are handed to parquet-go's column writers.
+	// they are handed to parquet-go's column writers; the first batch of a
+	// file holds dictionaryProbeRows rows.
 	writeBatchRows = 128
 	// outputBufferSize buffers the small writes of page headers.
 	outputBufferSize = 64 << 10
-	// dictionaryMaxBytes is when a dictionary-encoded column falls back to
-	// PLAIN for the rest of the row group, as parquet-mr does at its default
-	// parquet.dictionary.page.size of 1 MiB.
-	dictionaryMaxBytes = 1 << 20
 )
 
 // WriterOptions configure a Writer. The zero value writes zstd level 1 with
@@ -84,10 +82,15 @@ type WriterOptions struct {
 // paimon-format/src/main/java/org/apache/paimon/format/parquet/writer/ParquetRowDataWriter.java)
 // and collects the statistics the manifest stores for it.
 //
+// Columns are dictionary-encoded where parquet-mr's v1 writer would keep
+// its dictionary (see dictionaryProbeRows): the first 20,000 rows of a file
+// are held, shredded, until that is decided.
+//
 // Memory is bounded by the open row group: its compressed pages (flushed to
 // the io.Writer once they reach RowGroupSize), one uncompressed page buffer
 // and dictionary per column, and up to 128 shredded rows not yet handed to
-// the column writers; plus the compressor's encoder (about 1.5 MiB for
+// the column writers (20,000 before the first are, about 24 bytes per
+// column and row plus the copies of their BINARY and DECIMAL bytes); plus the compressor's encoder (about 1.5 MiB for
 // zstd) unless WriterOptions.Compressor shares one. The footer follows on Close; the io.Writer is not
 // closed.
 //
@@ -98,8 +101,10 @@ type WriterOptions struct {
 // A Writer is not safe for concurrent use.
 type Writer struct {
 	schema *writeSchema
+	fields []types.DataField
+	codec  compress.Codec
 	out    *outputWriter
-	pw     *parquet.GenericWriter[any]
+	pw     *parquet.GenericWriter[any] // nil until the first batch is flushed (startFile)
 	cols   []*parquet.ColumnWriter
 
 	batch        [][]parquet.Value // per leaf column, the shredded values of the pending rows
@@ -109,7 +114,12 @@ type Writer struct {
 	leafField    []int             // per leaf column, the top-level field it is, or -1
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
 	batchRows    int
-	batchBytes   int64
+	batchLimit   int // rows of the batch being filled: dictionaryProbeRows, then writeBatchRows
+	// batchMaxBytes ends the first batch early (dictionaryPageBytes per
+	// column); no limit after it.
+	batchMaxBytes int64
+	nestedStarts  [][]int32 // per nested leaf, where each row of the first batch starts
+	batchBytes    int64
 
 	rowGroupSize int64
 	rgRows       int64
@@ -178,29 +188,23 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 	if err := checkWriteFieldNames(fields); err != nil {
 		return nil, err
 	}
-	s, err := buildWriteSchema(fields, schemaOptions{dictionaryStrings: true})
+	s, err := buildWriteSchema(fields, schemaOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidWriterOptions, err)
 	}
 
-	out := &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)}
-	pw, err := newParquetWriter(out, s, comp.codec)
-	if err != nil {
-		return nil, err
-	}
 	wr := &Writer{
-		schema:       s,
-		out:          out,
-		pw:           pw,
-		cols:         pw.ColumnWriters(),
-		batch:        make([][]parquet.Value, len(s.leaves)),
-		marks:        make([]int, len(s.leaves)),
-		rowGroupSize: rgSize,
-		rgNaN:        make([]bool, len(s.leaves)),
-		stats:        make([]*columnStatsCollector, len(fields)),
-	}
-	if len(wr.cols) != len(s.leaves) {
-		return nil, fmt.Errorf("create parquet writer: %d column writers for %d columns", len(wr.cols), len(s.leaves))
+		schema:        s,
+		fields:        fields,
+		codec:         comp.codec,
+		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
+		batch:         make([][]parquet.Value, len(s.leaves)),
+		batchLimit:    dictionaryProbeRows,
+		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
+		marks:         make([]int, len(s.leaves)),
+		rowGroupSize:  rgSize,
+		rgNaN:         make([]bool, len(s.leaves)),
+		stats:         make([]*columnStatsCollector, len(fields)),
 	}
 	wr.leafField = make([]int, len(s.leaves))
 	for i := range wr.leafField {
@@ -211,7 +215,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		t := topColumn{node: n}
 		if n.role == roleLeaf {
 			wr.leafField[n.leaf] = i
-			wr.batch[n.leaf] = make([]parquet.Value, writeBatchRows)
+			wr.batch[n.leaf] = make([]parquet.Value, dictionaryProbeRows)
 			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
 			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
 		}
@@ -222,7 +226,43 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 			}
 		}
 	}
+	wr.nestedStarts = make([][]int32, len(wr.nestedLeaves))
 	return wr, nil
+}
+
+// startFile creates parquet-go's writer once the first batch is complete,
+// with the columns dictionary-encoded that parquet-mr would encode so, and
+// shrinks the batch to writeBatchRows.
+func (w *Writer) startFile() error {
+	s, err := buildWriteSchema(w.fields, schemaOptions{dictionary: w.dictionaryChoices()})
+	if err != nil {
+		return w.fail(fmt.Errorf("%w: %w", ErrInvalidWriterOptions, err))
+	}
+	pw, err := newParquetWriter(w.out, s, w.codec)
+	if err != nil {
+		return w.fail(err)
+	}
+	cols := pw.ColumnWriters()
+	if len(cols) != len(w.schema.leaves) {
+		return w.fail(fmt.Errorf("create parquet writer: %d column writers for %d columns", len(cols), len(w.schema.leaves)))
+	}
+	w.pw, w.cols = pw, cols
+	return nil
+}
+
+// shrinkBatch drops the first batch's buffers for ones of writeBatchRows.
+func (w *Writer) shrinkBatch() {
+	w.batchLimit = writeBatchRows
+	for i := range w.tops {
+		if t := &w.tops[i]; t.values != nil {
+			t.values = make([]parquet.Value, writeBatchRows)
+			w.batch[t.column] = t.values
+		}
+	}
+	for _, leaf := range w.nestedLeaves {
+		w.batch[leaf] = nil
+	}
+	w.arena, w.nestedStarts, w.batchMaxBytes = nil, nil, math.MaxInt64
 }
 
 func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *parquet.GenericWriter[any], err error) {
@@ -362,10 +402,17 @@ func (w *Writer) Write(row []any) error {
 			return verr.within(n.name)
 		}
 	}
+	if w.pw == nil {
+		// The first batch is written in slices (flushBatch): remember
+		// where this row starts in each nested leaf.
+		for k, leaf := range w.nestedLeaves {
+			w.nestedStarts[k] = append(w.nestedStarts[k], int32(w.marks[leaf]))
+		}
+	}
 	w.rows++
 	w.batchRows++
 	w.batchBytes += int64(8 * len(w.batch))
-	if w.batchRows >= writeBatchRows {
+	if w.batchRows >= w.batchLimit || w.batchBytes >= w.batchMaxBytes {
 		return w.flushBatch()
 	}
 	return nil
@@ -374,7 +421,12 @@ func (w *Writer) Write(row []any) error {
 // EstimatedSize returns the bytes written so far plus an estimate of the
 // buffered rows (pages of the open row group, values not yet encoded); the
 // footer is not counted. Paimon rolls files on this (target-file-size).
+// Until the first rows of the file are encoded (see Writer on dictionaries)
+// they count at their PLAIN size, which may be more than they take.
 func (w *Writer) EstimatedSize() int64 {
+	if w.pw == nil {
+		return w.batchBytes
+	}
 	return w.pw.Size() + w.batchBytes
 }
 
@@ -391,6 +443,11 @@ func (w *Writer) Close() (*FileStats, error) {
 	}
 	if err := w.flushBatch(); err != nil {
 		return nil, err
+	}
+	if w.pw == nil { // no rows
+		if err := w.startFile(); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.flushRowGroup(); err != nil {
 		return nil, err
@@ -433,27 +490,65 @@ func (w *Writer) flushBatch() error {
 	if w.batchRows == 0 {
 		return nil
 	}
+	first := w.pw == nil
+	if first {
+		if err := w.startFile(); err != nil {
+			return err
+		}
+	}
+	// The first batch of a file is larger; it goes in writeBatchRows slices
+	// so that row groups are cut as often as after it.
+	for start := 0; start < w.batchRows; start += writeBatchRows {
+		if err := w.writeRows(start, min(start+writeBatchRows, w.batchRows)); err != nil {
+			return err
+		}
+	}
+	for _, leaf := range w.nestedLeaves {
+		w.batch[leaf] = w.batch[leaf][:0]
+	}
+	for k := range w.nestedStarts {
+		w.nestedStarts[k] = w.nestedStarts[k][:0]
+	}
+	w.arena = w.arena[:0]
+	w.batchRows, w.batchBytes = 0, 0
+	if first {
+		w.shrinkBatch()
+	}
+	return nil
+}
+
+// writeRows hands rows start..end of the batch to the column writers and
+// flushes the row group once its buffered size reaches RowGroupSize.
+func (w *Writer) writeRows(start, end int) error {
 	for _, c := range w.stats {
 		if n := c.node; n.role == roleLeaf && (n.kind == leafFloat || n.kind == leafDouble || n.kind == leafDecimalFixed) {
-			c.observeBatch(w.batch[n.leaf][:w.batchRows], &w.rgNaN[n.leaf])
+			c.observeBatch(w.batch[n.leaf][start:end], &w.rgNaN[n.leaf])
 		}
 	}
 	for _, n := range w.schema.fields {
 		if n.role == roleLeaf {
-			if err := w.writeColumn(n.leaf, w.batch[n.leaf][:w.batchRows]); err != nil {
+			if err := w.writeColumn(n.leaf, w.batch[n.leaf][start:end]); err != nil {
 				return err
 			}
 		}
 	}
-	for _, leaf := range w.nestedLeaves {
-		if err := w.writeColumn(leaf, w.batch[leaf]); err != nil {
+	for k, leaf := range w.nestedLeaves {
+		from, to := 0, len(w.batch[leaf])
+		if start > 0 {
+			from = int(w.nestedStarts[k][start])
+		}
+		if end < w.batchRows {
+			to = int(w.nestedStarts[k][end])
+		}
+		vals := w.batch[leaf][from:to]
+		if n := w.schema.leaves[leaf]; n.kind == leafFloat || n.kind == leafDouble {
+			markNaN(vals, n.kind, &w.rgNaN[leaf])
+		}
+		if err := w.writeColumn(leaf, vals); err != nil {
 			return err
 		}
-		w.batch[leaf] = w.batch[leaf][:0]
 	}
-	w.arena = w.arena[:0]
-	w.rgRows += int64(w.batchRows)
-	w.batchRows, w.batchBytes = 0, 0
+	w.rgRows += int64(end - start)
 	if w.pw.Size()-w.out.written >= w.rowGroupSize {
 		return w.flushRowGroup()
 	}

@@ -41,17 +41,11 @@ func (w *Writer) leafValue(n *schemaNode, v any) (parquet.Value, *valueError) {
 			return parquet.Int64Value(x), nil
 		}
 	case leafFloat:
-		if x, ok := v.(float32); ok {
-			if x != x && w.leafField[n.leaf] < 0 { // top-level: observeBatch
-				w.rgNaN[n.leaf] = true
-			}
+		if x, ok := v.(float32); ok { // NaN: observeBatch, markNaN
 			return parquet.FloatValue(x), nil
 		}
 	case leafDouble:
-		if x, ok := v.(float64); ok {
-			if x != x && w.leafField[n.leaf] < 0 { // top-level: observeBatch
-				w.rgNaN[n.leaf] = true
-			}
+		if x, ok := v.(float64); ok { // NaN: observeBatch, markNaN
 			return parquet.DoubleValue(x), nil
 		}
 	case leafString:

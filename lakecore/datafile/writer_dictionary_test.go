@@ -1,0 +1,167 @@
+package datafile
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
+)
+
+// TestDictionaryPays: FallbackValuesWriter's first-page decision, with the
+// sizes parquet-mr counts.
+func TestDictionaryPays(t *testing.T) {
+	n := dictionaryProbeRows
+	gen := func(f func(i int) parquet.Value) []parquet.Value {
+		out := make([]parquet.Value, n)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		kind leafKind
+		vals []parquet.Value
+		want bool
+	}{
+		{"unique BIGINT", leafBigInt, gen(func(i int) parquet.Value { return parquet.Int64Value(int64(i) * 7) }), false},
+		{"5000 BIGINT values", leafBigInt, gen(func(i int) parquet.Value { return parquet.Int64Value(int64(i*7919) % 5000) }), true},
+		{"unique INT", leafInt, gen(func(i int) parquet.Value { return parquet.Int32Value(int32(i)) }), false},
+		{"100 INT values", leafInt, gen(func(i int) parquet.Value { return parquet.Int32Value(int32(i % 100)) }), true},
+		{"unique DOUBLE", leafDouble, gen(func(i int) parquet.Value { return parquet.DoubleValue(float64(i) / 3) }), false},
+		{"two FLOAT values", leafFloat, gen(func(i int) parquet.Value { return parquet.FloatValue(float32(i % 2)) }), true},
+		{"unique STRING", leafString, gen(func(i int) parquet.Value { return parquet.ByteArrayValue(fmt.Appendf(nil, "user-%08d", i)) }), false},
+		{"10 STRING values", leafString, gen(func(i int) parquet.Value { return parquet.ByteArrayValue(fmt.Appendf(nil, "country-%d", i%10)) }), true},
+		// 12 dictionary bytes and an index beat 4+12 PLAIN bytes
+		{"unique INT96", leafTimestampInt96, gen(func(i int) parquet.Value { return parquet.Int96Value(deprecated.Int96{uint32(i), 0, 2440588}) }), true},
+		{"3 INT96 values", leafTimestampInt96, gen(func(i int) parquet.Value { return parquet.Int96Value(deprecated.Int96{uint32(i % 3), 0, 2440588}) }), true},
+		{"only NULLs", leafBigInt, gen(func(int) parquet.Value { return parquet.NullValue() }), false},
+		{"no values", leafBigInt, nil, false},
+		// a single value: the dictionary (8 bytes) and the page (bit width
+		// byte, one RLE run) beat 8 bytes of PLAIN only from the third row
+		{"one BIGINT", leafBigInt, []parquet.Value{parquet.Int64Value(1)}, false},
+		{"one BIGINT thrice", leafBigInt, []parquet.Value{parquet.Int64Value(1), parquet.Int64Value(1), parquet.Int64Value(1)}, true},
+		// distinct values over 1 MiB: shouldFallBack, however well they repeat
+		// the first page ends at 1 MiB of PLAIN values: the 200-byte values
+		// repeat from row 4001 on, after the page
+		{"first page of 1 MiB", leafString, gen(func(i int) parquet.Value {
+			return parquet.ByteArrayValue(fmt.Appendf(make([]byte, 0, 200), "%0200d", i%6000))
+		}), false},
+		{"dictionary over 1 MiB", leafString, gen(func(i int) parquet.Value {
+			return parquet.ByteArrayValue(fmt.Appendf(make([]byte, 0, 200), "%0200d", i%6000))
+		}), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := dictionaryPays(tc.kind, tc.vals); got != tc.want {
+				t.Errorf("dictionaryPays = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHybridEncodedSize: the lengths RunLengthBitPackingHybridEncoder
+// writes (header varints, 8-value groups of width bytes, RLE values in
+// ceil(width/8) bytes).
+func TestHybridEncodedSize(t *testing.T) {
+	rep := func(v int32, n int) []int32 {
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	seq := func(n int) []int32 {
+		out := make([]int32, n)
+		for i := range out {
+			out[i] = int32(i)
+		}
+		return out
+	}
+	tests := []struct {
+		name  string
+		ids   []int32
+		width int
+		want  int64
+	}{
+		{"empty", nil, 3, 0},
+		{"8 zeros at width 0", rep(0, 8), 0, 1},                                        // header 16
+		{"100 zeros at width 1", rep(0, 100), 1, 2 + 1},                                // header 200 in two varint bytes, value byte
+		{"100 fives at width 9", append([]int32{0}, rep(5, 100)...), 9, 1 + 9 + 2 + 2}, // a group of 0 and seven 5s, then an RLE run of 93
+		{"8 distinct at width 3", seq(8), 3, 1 + 3},
+		{"3 distinct at width 2", seq(3), 2, 1 + 2},                    // padded to one group
+		{"504 distinct at width 9", seq(504), 9, 1 + 63*9},             // one full bit-packed run
+		{"505 distinct at width 10", seq(505), 10, 1 + 63*10 + 1 + 10}, // a second run
+		{"64 distinct at width 2", seq(64), 7, 1 + 8*7},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := hybridEncodedSize(tc.ids, tc.width); got != tc.want {
+				t.Errorf("hybridEncodedSize = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWriterDictionaryEncodings: every column parquet-mr's v1 writer gives
+// a dictionary gets one while it pays (all but BOOLEAN and DECIMAL p > 18),
+// none where the first rows are unique, and the values read back the same
+// from files of many row groups whose first batch spans several of them.
+func TestWriterDictionaryEncodings(t *testing.T) {
+	fields := wAllTypesFields()
+	base := wAllTypesRows()
+	var rows [][]any
+	for len(rows) < dictionaryProbeRows+5000 {
+		rows = append(rows, base[len(rows)%len(base)])
+	}
+	data, st := wWriteFile(t, fields, WriterOptions{RowGroupSize: 256 << 10}, rows)
+	if st.RowCount != int64(len(rows)) {
+		t.Fatalf("RowCount %d, want %d", st.RowCount, len(rows))
+	}
+	md := wReadFooter(t, data)
+	if len(md.RowGroups) < 3 {
+		t.Fatalf("%d row groups, want several", len(md.RowGroups))
+	}
+	s, err := buildWriteSchema(fields, schemaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rg := range md.RowGroups {
+		for j, c := range rg.Columns {
+			leaf := s.leaves[j]
+			dict := c.MetaData.DictionaryPageOffset != 0
+			if want := dictionaryCandidate(leaf.kind); dict != want {
+				t.Errorf("column %v (%s): dictionary %v, want %v", c.MetaData.PathInSchema, leaf.dataType, dict, want)
+			}
+		}
+	}
+	_, cols := wReadColumns(t, data)
+	got := wAssembleRows(t, s, cols, len(rows))
+	for i := range rows {
+		want := wExpectedStored(fields, rows[i])
+		for j := range want {
+			if g, w := wNormalize(got[i][j]), wNormalize(want[j]); !reflect.DeepEqual(g, w) {
+				t.Fatalf("row %d field %s: got %#v, want %#v", i, fields[j].Name, g, w)
+			}
+		}
+	}
+
+	// unique values: PLAIN from the first page, as parquet-mr falls back
+	unique := []types.DataField{wField(0, "id", types.BigIntType()), wField(1, "s", types.StringType()), wField(2, "ts", types.TimestampType(6))}
+	rows = rows[:0]
+	for i := range 30000 {
+		rows = append(rows, []any{int64(i), fmt.Sprintf("event-%09d", i), types.Timestamp{Millis: int64(i) * 3}})
+	}
+	data, _ = wWriteFile(t, unique, WriterOptions{}, rows)
+	for _, rg := range wReadFooter(t, data).RowGroups {
+		for _, c := range rg.Columns {
+			if c.MetaData.DictionaryPageOffset != 0 {
+				t.Errorf("column %v of unique values has a dictionary", c.MetaData.PathInSchema)
+			}
+		}
+	}
+}
