@@ -1,10 +1,11 @@
 package datafile
 
 import (
+	"encoding/binary"
+	"hash/maphash"
 	"math/bits"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/deprecated"
 )
 
 // Java Paimon writes Parquet v1 files (parquet.writer.version PARQUET_1_0)
@@ -46,6 +47,7 @@ func dictionaryCandidate(k leafKind) bool {
 // are dictionary-encoded, from the shredded values of the pending rows.
 func (w *Writer) dictionaryChoices() []bool {
 	out := make([]bool, len(w.schema.leaves))
+	var set distinctSet
 	for i, n := range w.schema.leaves {
 		if !dictionaryCandidate(n.kind) {
 			continue
@@ -54,7 +56,7 @@ func (w *Writer) dictionaryChoices() []bool {
 		if w.leafField[i] >= 0 {
 			vals = vals[:w.batchRows]
 		}
-		out[i] = dictionaryPays(n.kind, vals)
+		out[i] = dictionaryPays(&set, vals)
 	}
 	return out
 }
@@ -65,71 +67,124 @@ func (w *Writer) dictionaryChoices() []bool {
 // per BYTE_ARRAY and INT96; the dictionary: the PLAIN size of each distinct
 // value, without the length prefix for INT96), and the dictionary indexes as
 // RunLengthBitPackingHybridEncoder encodes them behind their bit width byte.
-// NULLs are not values. An empty column keeps no dictionary.
-func dictionaryPays(k leafKind, vals []parquet.Value) bool {
+// NULLs are not values. An empty column keeps no dictionary. set is
+// scratch space, reset here.
+func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
+	set.reset(len(vals))
 	var raw, dict int64
-	ids := make([]int32, 0, len(vals))
-	var (
-		numbers = map[uint64]int32{}
-		strs    = map[string]int32{}
-		int96s  = map[deprecated.Int96]int32{}
-	)
 	for i := range vals {
 		v := &vals[i]
 		if v.IsNull() {
 			continue
 		}
-		var id int32
-		var ok bool
 		switch v.Kind() {
 		case parquet.Int32, parquet.Float:
 			raw += 4
-			key := uint64(v.Uint32())
-			if id, ok = numbers[key]; !ok {
-				id = int32(len(numbers))
-				numbers[key] = id
+			if set.addNumber(uint64(v.Uint32())) {
 				dict += 4
 			}
 		case parquet.Int64, parquet.Double:
 			raw += 8
-			key := v.Uint64()
-			if id, ok = numbers[key]; !ok {
-				id = int32(len(numbers))
-				numbers[key] = id
+			if set.addNumber(v.Uint64()) {
 				dict += 8
 			}
 		case parquet.Int96:
 			raw += 4 + 12
-			key := v.Int96()
-			if id, ok = int96s[key]; !ok {
-				id = int32(len(int96s))
-				int96s[key] = id
+			x := v.Int96()
+			start := len(set.arena)
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[0])
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[1])
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[2])
+			if set.addBytes(set.arena[start:]) {
 				dict += 12
+			} else {
+				set.arena = set.arena[:start]
 			}
 		default:
 			b := v.ByteArray()
 			raw += 4 + int64(len(b))
-			if id, ok = strs[string(b)]; !ok {
-				id = int32(len(strs))
-				strs[string(b)] = id
+			if set.addBytes(b) {
 				dict += 4 + int64(len(b))
 			}
 		}
 		if dict > dictionaryMaxBytes {
 			return false
 		}
-		ids = append(ids, id)
 		if raw >= dictionaryPageBytes {
 			break // FallbackValuesWriter.getBufferedSize: the page is full
 		}
 	}
-	if len(ids) == 0 {
+	if len(set.ids) == 0 {
 		return false
 	}
-	distinct := len(numbers) + len(strs) + len(int96s)
-	width := bits.Len32(uint32(distinct - 1))
-	encoded := 1 + hybridEncodedSize(ids, width)
+	width := bits.Len32(uint32(len(set.hashes) - 1))
+	encoded := 1 + hybridEncodedSize(set.ids, width)
 	return encoded+dict < raw
+}
+
+// distinctSet numbers the distinct values of one column in order of first
+// appearance (the dictionary ids) in an open-addressing table, reused from
+// column to column. Byte-array values are kept by reference.
+type distinctSet struct {
+	slots   []int32  // entry + 1, 0 when empty
+	hashes  []uint64 // per entry
+	numbers []uint64 // per entry: the value's bits (numbers)
+	bytes   [][]byte // per entry: the value (byte arrays)
+	arena   []byte   // INT96 values as bytes
+	ids     []int32  // the id of each value added
+	seed    maphash.Seed
+}
+
+// reset empties the set for a column of up to values values.
+func (s *distinctSet) reset(values int) {
+	size := 64
+	for size < 2*values {
+		size *= 2
+	}
+	if len(s.slots) < size {
+		s.slots = make([]int32, size)
+		s.seed = maphash.MakeSeed()
+	} else {
+		clear(s.slots)
+	}
+	s.hashes, s.numbers, s.bytes, s.arena, s.ids = s.hashes[:0], s.numbers[:0], s.bytes[:0], s.arena[:0], s.ids[:0]
+}
+
+// addNumber records x and reports whether it is new.
+func (s *distinctSet) addNumber(x uint64) bool {
+	h := x * 0x9E3779B97F4A7C15
+	h ^= h >> 32
+	mask := uint64(len(s.slots) - 1)
+	i := h & mask
+	for ; s.slots[i] != 0; i = (i + 1) & mask {
+		if e := s.slots[i] - 1; s.numbers[e] == x {
+			s.ids = append(s.ids, e)
+			return false
+		}
+	}
+	s.slots[i] = int32(len(s.hashes)) + 1
+	s.ids = append(s.ids, int32(len(s.hashes)))
+	s.hashes = append(s.hashes, h)
+	s.numbers = append(s.numbers, x)
+	return true
+}
+
+// addBytes records b and reports whether it is new.
+func (s *distinctSet) addBytes(b []byte) bool {
+	h := maphash.Bytes(s.seed, b)
+	mask := uint64(len(s.slots) - 1)
+	i := h & mask
+	for ; s.slots[i] != 0; i = (i + 1) & mask {
+		if e := s.slots[i] - 1; s.hashes[e] == h && string(s.bytes[e]) == string(b) {
+			s.ids = append(s.ids, e)
+			return false
+		}
+	}
+	s.slots[i] = int32(len(s.hashes)) + 1
+	s.ids = append(s.ids, int32(len(s.hashes)))
+	s.hashes = append(s.hashes, h)
+	s.bytes = append(s.bytes, b)
+	return true
 }
 
 // hybridEncodedSize is the length of what parquet-mr's

@@ -55,9 +55,10 @@ func TestDictionaryPays(t *testing.T) {
 			return parquet.ByteArrayValue(fmt.Appendf(make([]byte, 0, 200), "%0200d", i%6000))
 		}), false},
 	}
+	var set distinctSet
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := dictionaryPays(tc.kind, tc.vals); got != tc.want {
+			if got := dictionaryPays(&set, tc.vals); got != tc.want {
 				t.Errorf("dictionaryPays = %v, want %v", got, tc.want)
 			}
 		})
@@ -162,6 +163,43 @@ func TestWriterDictionaryEncodings(t *testing.T) {
 			if c.MetaData.DictionaryPageOffset != 0 {
 				t.Errorf("column %v of unique values has a dictionary", c.MetaData.PathInSchema)
 			}
+		}
+	}
+}
+
+// TestDistinctSet: the ids are the order of first appearance, as a map
+// gives them, for numbers, byte arrays and INT96, across resets.
+func TestDistinctSet(t *testing.T) {
+	var set distinctSet
+	for round, distinct := range []int{1, 7, 300, 5000, 40000} {
+		want := map[string]int32{}
+		var wantIDs []int32
+		set.reset(2 * distinct)
+		for i := range 2 * distinct {
+			k := (i * 7919) % distinct
+			key := fmt.Sprint(k)
+			id, ok := want[key]
+			if !ok {
+				id = int32(len(want))
+				want[key] = id
+			}
+			wantIDs = append(wantIDs, id)
+			var added bool
+			switch round % 2 {
+			case 0:
+				added = set.addNumber(uint64(k) << 40)
+			default:
+				added = set.addBytes([]byte(key))
+			}
+			if added != !ok {
+				t.Fatalf("distinct %d value %d: added %v, want %v", distinct, k, added, !ok)
+			}
+		}
+		if !reflect.DeepEqual(set.ids, wantIDs) {
+			t.Fatalf("distinct %d: ids differ from first appearance", distinct)
+		}
+		if len(set.hashes) != distinct {
+			t.Fatalf("distinct %d: %d entries", distinct, len(set.hashes))
 		}
 	}
 }
