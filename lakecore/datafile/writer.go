@@ -143,6 +143,7 @@ type topColumn struct {
 	plainString bool // STRING without a length to check
 	def         int  // definition level of a non-null value
 	column      int  // leaf column index
+	scale       int  // DECIMAL scale
 	null        parquet.Value
 }
 
@@ -218,6 +219,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 			wr.batch[n.leaf] = make([]parquet.Value, dictionaryProbeRows)
 			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
 			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
+			t.scale = n.dataType.Scale
 		}
 		wr.tops = append(wr.tops, t)
 		if n.role != roleLeaf {
@@ -370,6 +372,29 @@ func (w *Writer) Write(row []any) error {
 				ts, ok = v.(types.Timestamp)
 				ok = ok && uint32(ts.NanoOfMilli) <= 999_999
 				val = parquet.Int64Value(ts.Millis)
+			case leafTimestampMicros:
+				var ts types.Timestamp
+				ts, ok = v.(types.Timestamp)
+				ok = ok && uint32(ts.NanoOfMilli) <= 999_999 && ts.Millis <= math.MaxInt64/1000-1 && ts.Millis >= math.MinInt64/1000+1
+				val = parquet.Int64Value(ts.Millis*1000 + int64(ts.NanoOfMilli)/1000)
+			case leafDecimal64, leafDecimal32:
+				// Already at the column's scale and within an int64: only
+				// the precision is left to check (decimalValue does the rest).
+				var d types.Decimal
+				d, ok = v.(types.Decimal)
+				if ok = ok && d.Scale == t.scale && d.Unscaled != nil && d.Unscaled.IsInt64(); ok {
+					u := d.Unscaled.Int64()
+					ok = u < t.node.decimalBound && u > -t.node.decimalBound
+					if t.kind == leafDecimal32 {
+						val = parquet.Int32Value(int32(u))
+					} else {
+						val = parquet.Int64Value(u)
+					}
+				}
+			case leafDate:
+				var x types.Date
+				x, ok = v.(types.Date)
+				val = parquet.Int32Value(int32(x))
 			case leafString:
 				var x string
 				x, ok = v.(string)
