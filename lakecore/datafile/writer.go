@@ -47,7 +47,7 @@ const DefaultRowGroupSize = 128 << 20
 const (
 	// writeBatchRows rows are shredded into per-column value buffers before
 	// they are handed to parquet-go's column writers; the first batch of a
-	// file holds dictionaryProbeRows rows.
+	// file holds probeRows rows.
 	writeBatchRows = 128
 	// outputBufferSize buffers the small writes of page headers.
 	outputBufferSize = 64 << 10
@@ -83,16 +83,18 @@ type WriterOptions struct {
 // and collects the statistics the manifest stores for it.
 //
 // Columns are dictionary-encoded where parquet-mr's v1 writer would keep
-// its dictionary (see dictionaryProbeRows): the first 20,000 rows of a file
-// are held, shredded, until that is decided.
+// its dictionary (see dictionaryProbeRows): the first rows of a file (up to
+// 20,000, fewer for more than 8 columns) are held, shredded, until that is
+// decided.
 //
 // Memory is bounded by the open row group: its compressed pages (flushed to
 // the io.Writer once they reach RowGroupSize), one uncompressed page buffer
 // and dictionary per column, and up to 128 shredded rows not yet handed to
-// the column writers (20,000 before the first are, about 24 bytes per
-// column and row plus the copies of their BINARY and DECIMAL bytes); plus the compressor's encoder (about 1.5 MiB for
-// zstd) unless WriterOptions.Compressor shares one. The footer follows on Close; the io.Writer is not
-// closed.
+// the column writers (before the first are, up to about 3.8 MiB of
+// shredded values plus the copies of their BINARY and DECIMAL bytes); plus
+// the compressor's encoder (about 1.5 MiB for zstd) unless
+// WriterOptions.Compressor shares one. The footer follows on Close; the
+// io.Writer is not closed.
 //
 // The statistics Close returns are derived from the file's own footer
 // statistics, merged over row groups, as Java's ParquetSimpleStatsExtractor
@@ -114,7 +116,7 @@ type Writer struct {
 	leafField    []int             // per leaf column, the top-level field it is, or -1
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
 	batchRows    int
-	batchLimit   int // rows of the batch being filled: dictionaryProbeRows, then writeBatchRows
+	batchLimit   int // rows of the batch being filled: probeRows, then writeBatchRows
 	// batchMaxBytes ends the first batch early (dictionaryPageBytes per
 	// column); no limit after it.
 	batchMaxBytes int64
@@ -200,7 +202,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		codec:         comp.codec,
 		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
-		batchLimit:    dictionaryProbeRows,
+		batchLimit:    probeRows(len(s.leaves)),
 		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
 		marks:         make([]int, len(s.leaves)),
 		rowGroupSize:  rgSize,
@@ -216,7 +218,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		t := topColumn{node: n}
 		if n.role == roleLeaf {
 			wr.leafField[n.leaf] = i
-			wr.batch[n.leaf] = make([]parquet.Value, dictionaryProbeRows)
+			wr.batch[n.leaf] = make([]parquet.Value, wr.batchLimit)
 			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
 			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
 			t.scale = n.dataType.Scale

@@ -25,10 +25,18 @@ import (
 // first page as parquet-mr cuts it (dictionaryProbeRows rows or
 // dictionaryPageBytes of PLAIN values), and leaves the second to
 // parquet-go's DictionaryMaxBytes. parquet-mr decides again in every row
-// group; lakecore keeps the first row group's choice for the file.
+// group; lakecore keeps the first row group's choice for the file. The
+// rows are held until then, so a file of more than
+// dictionaryProbeValues/dictionaryProbeRows (8) columns decides on fewer
+// rows (probeRows) to keep that memory bounded.
 const (
 	// dictionaryProbeRows is parquet.page.row.count.limit's default.
 	dictionaryProbeRows = 20_000
+	// dictionaryProbeValues bounds the shredded values held for the
+	// decision: about 3.8 MiB of parquet.Value.
+	dictionaryProbeValues = 8 * dictionaryProbeRows
+	// dictionaryProbeMinRows is the fewest rows a wide file decides on.
+	dictionaryProbeMinRows = 1024
 	// dictionaryMaxBytes is parquet.dictionary.page.size's default.
 	dictionaryMaxBytes = 1 << 20
 	// dictionaryPageBytes is parquet.page.size's default: a column's first
@@ -36,6 +44,12 @@ const (
 	// ends once it holds as many per column.
 	dictionaryPageBytes = 1 << 20
 )
+
+// probeRows is how many rows a file of leaves leaf columns holds for the
+// dictionary decision.
+func probeRows(leaves int) int {
+	return max(dictionaryProbeMinRows, min(dictionaryProbeRows, dictionaryProbeValues/max(leaves, 1)))
+}
 
 // dictionaryCandidate reports whether parquet-mr's v1 writer gives a leaf
 // of kind k a dictionary at all.

@@ -203,3 +203,15 @@ func TestDistinctSet(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeRows: parquet-mr's first page of 20,000 rows up to 8 columns,
+// then as many rows as keep the held values bounded, at least 1,024.
+func TestProbeRows(t *testing.T) {
+	for _, tc := range []struct{ leaves, want int }{
+		{0, 20000}, {1, 20000}, {8, 20000}, {9, 17777}, {100, 1600}, {1000, 1024},
+	} {
+		if got := probeRows(tc.leaves); got != tc.want {
+			t.Errorf("probeRows(%d) = %d, want %d", tc.leaves, got, tc.want)
+		}
+	}
+}
