@@ -235,3 +235,32 @@ func median(xs []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkDictionaryPays: the first-page dictionary decision over one
+// column of dictionaryProbeRows values, unique and repeating.
+func BenchmarkDictionaryPays(b *testing.B) {
+	cols := map[string][]parquet.Value{}
+	for _, name := range []string{"unique-int64", "5000-int64", "unique-string", "5000-string"} {
+		vals := make([]parquet.Value, dictionaryProbeRows)
+		for i := range vals {
+			k := i * 7919
+			if name[0] == '5' {
+				k %= 5000
+			}
+			if name[len(name)-1] == 'g' {
+				vals[i] = parquet.ByteArrayValue(fmt.Appendf(nil, "user-%08d", k))
+			} else {
+				vals[i] = parquet.Int64Value(int64(k))
+			}
+		}
+		cols[name] = vals
+	}
+	for _, name := range []string{"unique-int64", "5000-int64", "unique-string", "5000-string"} {
+		b.Run(name, func(b *testing.B) {
+			var set distinctSet
+			for b.Loop() {
+				dictionaryPays(&set, cols[name])
+			}
+		})
+	}
+}
