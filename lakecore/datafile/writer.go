@@ -70,6 +70,10 @@ type WriterOptions struct {
 	// order (metadata.stats-mode and fields.<name>.stats-mode); nil means
 	// truncate(16) for every field.
 	StatsModes []schema.StatsMode
+	// Buffers, when set, recycles the buffers of the first rows of a file
+	// (see Writer) for the next file; writers open at the same time may
+	// share one. nil allocates them for each file.
+	Buffers *WriteBuffers
 	// RowGroupSize is the buffered size at which a row group is flushed
 	// (parquet.block.size); 0 means DefaultRowGroupSize. A writer holds
 	// about one row group of compressed pages plus one uncompressed page
@@ -117,6 +121,8 @@ type Writer struct {
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
 	batchRows    int
 	batchLimit   int // rows of the batch being filled: probeRows, then writeBatchRows
+	batchCap     int // rows the top-level leaves' batch buffers hold (growBatch)
+	buffers      *WriteBuffers
 	// batchMaxBytes ends the first batch early (dictionaryPageBytes per
 	// column); no limit after it.
 	batchMaxBytes int64
@@ -203,6 +209,8 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
 		batchLimit:    probeRows(len(s.leaves)),
+		batchCap:      writeBatchRows,
+		buffers:       o.Buffers,
 		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
 		marks:         make([]int, len(s.leaves)),
 		rowGroupSize:  rgSize,
@@ -218,7 +226,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		t := topColumn{node: n}
 		if n.role == roleLeaf {
 			wr.leafField[n.leaf] = i
-			wr.batch[n.leaf] = make([]parquet.Value, wr.batchLimit)
+			wr.batch[n.leaf] = wr.buffers.get(wr.batchCap)
 			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
 			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
 			t.scale = n.dataType.Scale
@@ -254,11 +262,33 @@ func (w *Writer) startFile() error {
 	return nil
 }
 
-// shrinkBatch drops the first batch's buffers for ones of writeBatchRows.
-func (w *Writer) shrinkBatch() {
-	w.batchLimit = writeBatchRows
+// growBatch doubles the top-level leaves' batch buffers, up to batchLimit
+// rows: the first batch of a file starts small, as most files of a
+// streaming writer have few rows.
+func (w *Writer) growBatch() {
+	w.batchCap = min(2*w.batchCap, w.batchLimit)
 	for i := range w.tops {
 		if t := &w.tops[i]; t.values != nil {
+			if cap(t.values) >= w.batchCap {
+				t.values = t.values[:w.batchCap]
+			} else {
+				grown := w.buffers.get(w.batchCap)
+				copy(grown, t.values[:w.batchRows])
+				w.buffers.put(t.values, w.batchRows)
+				t.values = grown
+			}
+			w.batch[t.column] = t.values
+		}
+	}
+}
+
+// shrinkBatch drops the first batch's buffers for ones of writeBatchRows.
+// used is how many rows the first batch held.
+func (w *Writer) shrinkBatch(used int) {
+	w.batchLimit, w.batchCap = writeBatchRows, writeBatchRows
+	for i := range w.tops {
+		if t := &w.tops[i]; t.values != nil {
+			w.buffers.put(t.values, used)
 			t.values = make([]parquet.Value, writeBatchRows)
 			w.batch[t.column] = t.values
 		}
@@ -346,6 +376,9 @@ func (w *Writer) Write(row []any) error {
 	// row; a top-level leaf has exactly batchRows before this row.
 	for _, leaf := range w.nestedLeaves {
 		w.marks[leaf] = len(w.batch[leaf])
+	}
+	if w.batchRows == w.batchCap {
+		w.growBatch()
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
 	row = row[:len(w.tops)]
@@ -537,9 +570,10 @@ func (w *Writer) flushBatch() error {
 		w.nestedStarts[k] = w.nestedStarts[k][:0]
 	}
 	w.arena = w.arena[:0]
+	rows := w.batchRows
 	w.batchRows, w.batchBytes = 0, 0
 	if first {
-		w.shrinkBatch()
+		w.shrinkBatch(rows)
 	}
 	return nil
 }

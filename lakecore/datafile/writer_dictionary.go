@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -45,6 +46,59 @@ const (
 	dictionaryPageBytes = 1 << 20
 )
 
+// WriteBuffers recycles the buffers that hold the first rows of a file
+// while its encodings are chosen (see Writer): a streaming table writer
+// opens a file per partition and bucket on every commit, most of them
+// smaller than the first page. It is safe for concurrent use.
+type WriteBuffers struct {
+	values sync.Pool // of *[]parquet.Value, cleared
+	sets   sync.Pool // of *distinctSet
+}
+
+// set returns a distinctSet, recycled when it can; putSet takes it back.
+func (b *WriteBuffers) set() *distinctSet {
+	if b != nil {
+		if s, ok := b.sets.Get().(*distinctSet); ok {
+			return s
+		}
+	}
+	return &distinctSet{}
+}
+
+func (b *WriteBuffers) putSet(s *distinctSet) {
+	if b != nil {
+		s.reset(0)
+		clear(s.bytes[:cap(s.bytes)]) // the caller's strings
+		b.sets.Put(s)
+	}
+}
+
+// NewWriteBuffers returns an empty WriteBuffers.
+func NewWriteBuffers() *WriteBuffers { return &WriteBuffers{} }
+
+// get returns n zero values, recycled when it can.
+func (b *WriteBuffers) get(n int) []parquet.Value {
+	if b != nil {
+		if p, ok := b.values.Get().(*[]parquet.Value); ok {
+			if cap(*p) >= n {
+				return (*p)[:n]
+			}
+		}
+	}
+	return make([]parquet.Value, n)
+}
+
+// put takes back v, of which the first used (plus one: a rejected row's)
+// values were set; they are cleared so as not to keep the caller's strings.
+func (b *WriteBuffers) put(v []parquet.Value, used int) {
+	if b == nil {
+		return
+	}
+	clear(v[:min(used+1, len(v))])
+	v = v[:0]
+	b.values.Put(&v)
+}
+
 // probeRows is how many rows a file of leaves leaf columns holds for the
 // dictionary decision.
 func probeRows(leaves int) int {
@@ -61,7 +115,8 @@ func dictionaryCandidate(k leafKind) bool {
 // are dictionary-encoded, from the shredded values of the pending rows.
 func (w *Writer) dictionaryChoices() []bool {
 	out := make([]bool, len(w.schema.leaves))
-	var set distinctSet
+	set := w.buffers.set()
+	defer w.buffers.putSet(set)
 	for i, n := range w.schema.leaves {
 		if !dictionaryCandidate(n.kind) {
 			continue
@@ -70,7 +125,7 @@ func (w *Writer) dictionaryChoices() []bool {
 		if w.leafField[i] >= 0 {
 			vals = vals[:w.batchRows]
 		}
-		out[i] = dictionaryPays(&set, vals)
+		out[i] = dictionaryPays(set, vals)
 	}
 	return out
 }
@@ -84,6 +139,35 @@ func (w *Writer) dictionaryChoices() []bool {
 // NULLs are not values. An empty column keeps no dictionary. set is
 // scratch space, reset here.
 func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
+	// The page's values and PLAIN size, to stop counting once the answer
+	// is sure: raw - dict never shrinks (a new value adds as much to both,
+	// INT96 more to raw), so once it exceeds the longest the indexes can
+	// encode to, and the dictionary cannot outgrow its limit in what is
+	// left, the dictionary pays.
+	var n, rawPage int64
+	for i := range vals {
+		v := &vals[i]
+		if v.IsNull() {
+			continue
+		}
+		n++
+		switch v.Kind() {
+		case parquet.Int32, parquet.Float:
+			rawPage += 4
+		case parquet.Int64, parquet.Double:
+			rawPage += 8
+		case parquet.Int96:
+			rawPage += 16
+		default:
+			rawPage += 4 + int64(len(v.ByteArray()))
+		}
+		if rawPage >= dictionaryPageBytes {
+			vals = vals[:i+1]
+			break
+		}
+	}
+	encodedMax := 2 + (n+7)/8*int64(max(bits.Len64(uint64(max(n, 1)-1)), 9)+1)
+
 	set.reset(len(vals))
 	var raw, dict int64
 	for i := range vals {
@@ -124,8 +208,8 @@ func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
 		if dict > dictionaryMaxBytes {
 			return false
 		}
-		if raw >= dictionaryPageBytes {
-			break // FallbackValuesWriter.getBufferedSize: the page is full
+		if raw-dict > encodedMax && dict+rawPage-raw <= dictionaryMaxBytes {
+			return true
 		}
 	}
 	if len(set.ids) == 0 {
@@ -155,10 +239,11 @@ func (s *distinctSet) reset(values int) {
 	for size < 2*values {
 		size *= 2
 	}
-	if len(s.slots) < size {
+	if cap(s.slots) < size {
 		s.slots = make([]int32, size)
 		s.seed = maphash.MakeSeed()
 	} else {
+		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
 	s.hashes, s.numbers, s.bytes, s.arena, s.ids = s.hashes[:0], s.numbers[:0], s.bytes[:0], s.arena[:0], s.ids[:0]

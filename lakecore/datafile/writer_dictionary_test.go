@@ -2,6 +2,8 @@ package datafile
 
 import (
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -213,5 +215,89 @@ func TestProbeRows(t *testing.T) {
 		if got := probeRows(tc.leaves); got != tc.want {
 			t.Errorf("probeRows(%d) = %d, want %d", tc.leaves, got, tc.want)
 		}
+	}
+}
+
+// TestDictionaryPaysMatchesFullCount: stopping early gives the answer of
+// counting the whole page, over columns of every cardinality, value
+// length and share of NULLs.
+func TestDictionaryPaysMatchesFullCount(t *testing.T) {
+	full := func(vals []parquet.Value) bool {
+		ids := map[string]int32{}
+		var seq []int32
+		var raw, dict int64
+		for _, v := range vals {
+			if v.IsNull() {
+				continue
+			}
+			var key []byte
+			var size, dsize int64
+			switch v.Kind() {
+			case parquet.Int64:
+				key, size, dsize = fmt.Append(nil, v.Int64()), 8, 8
+			default:
+				key = v.ByteArray()
+				size, dsize = 4+int64(len(key)), 4+int64(len(key))
+			}
+			raw += size
+			id, ok := ids[string(key)]
+			if !ok {
+				id = int32(len(ids))
+				ids[string(key)] = id
+				dict += dsize
+			}
+			if dict > dictionaryMaxBytes {
+				return false
+			}
+			seq = append(seq, id)
+			if raw >= dictionaryPageBytes {
+				break
+			}
+		}
+		if len(seq) == 0 {
+			return false
+		}
+		return 1+hybridEncodedSize(seq, bits.Len32(uint32(len(ids)-1)))+dict < raw
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var set distinctSet
+	agree, pays := 0, 0
+	for round := range 600 {
+		n := []int{1, 5, 100, 2500, 20000}[round%5]
+		distinct := 1 + rng.IntN([]int{n/50 + 1, n + n/2 + 1, 20*n + 1}[rng.IntN(3)])
+		sequential := rng.IntN(4) == 0
+		length := []int{0, 3, 12, 80, 400}[rng.IntN(5)]
+		nulls := rng.IntN(3) == 0
+		runs := rng.IntN(2) == 0
+		vals := make([]parquet.Value, n)
+		k := 0
+		for i := range vals {
+			switch {
+			case sequential:
+				k = i * distinct / n
+			case !runs || rng.IntN(10) == 0:
+				k = rng.IntN(distinct)
+			}
+			switch {
+			case nulls && rng.IntN(4) == 0:
+				vals[i] = parquet.NullValue()
+			case round%2 == 0:
+				vals[i] = parquet.Int64Value(int64(k))
+			default:
+				vals[i] = parquet.ByteArrayValue(fmt.Appendf(nil, "%0*d", length, k))
+			}
+		}
+		want := full(vals)
+		if got := dictionaryPays(&set, vals); got != want {
+			t.Fatalf("round %d (%d values, %d distinct, length %d, nulls %v, runs %v): dictionaryPays = %v, full count %v",
+				round, n, distinct, length, nulls, runs, got, want)
+		}
+		agree++
+		if want {
+			pays++
+		}
+	}
+	if pays == 0 || pays == agree {
+		t.Fatalf("%d of %d columns pay: the cases do not cover both answers", pays, agree)
 	}
 }

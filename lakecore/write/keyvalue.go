@@ -344,7 +344,7 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	if err != nil {
 		return fail(err)
 	}
-	w.wopts = datafile.WriterOptions{Compressor: comp, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: datafile.NewWriteBuffers(), StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	if v, ok := s.Options["write-buffer-size"]; ok {
 		if w.bufferSize, err = schema.ParseMemorySize(v); err != nil {
 			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))

@@ -244,7 +244,7 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 	if err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
 	}
-	w.wopts = datafile.WriterOptions{Compressor: comp, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: datafile.NewWriteBuffers(), StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	w.fieldTypes = typesOf(s.Fields)
 	w.valueKey = w.numBuckets < 0 && len(w.partFields) == 1 && hashableKind(w.partTypes[0].Kind)
 	w.keyVals = make([]any, max(len(w.partFields), len(w.bucketFields)))
