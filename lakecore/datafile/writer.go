@@ -121,8 +121,13 @@ type Writer struct {
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
 	batchRows    int
 	batchLimit   int // rows of the batch being filled: probeRows, then writeBatchRows
-	batchCap     int // rows the top-level leaves' batch buffers hold (growBatch)
-	buffers      *WriteBuffers
+	// A top-level leaf's values are held in blocks of writeBatchRows: its
+	// batch is the block being filled, at blockRow, and held its full
+	// blocks of the first batch (nextBlock), so that holding the first
+	// rows of a file never copies them.
+	held     [][][]parquet.Value
+	blockRow int
+	buffers  *WriteBuffers
 	// batchMaxBytes ends the first batch early (dictionaryPageBytes per
 	// column); no limit after it.
 	batchMaxBytes int64
@@ -209,7 +214,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
 		batchLimit:    probeRows(len(s.leaves)),
-		batchCap:      writeBatchRows,
+		held:          make([][][]parquet.Value, len(s.leaves)),
 		buffers:       o.Buffers,
 		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
 		marks:         make([]int, len(s.leaves)),
@@ -226,7 +231,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		t := topColumn{node: n}
 		if n.role == roleLeaf {
 			wr.leafField[n.leaf] = i
-			wr.batch[n.leaf] = wr.buffers.get(wr.batchCap)
+			wr.batch[n.leaf] = wr.buffers.get(writeBatchRows)
 			t.values, t.kind, t.required, t.def, t.column, t.null = wr.batch[n.leaf], n.kind, n.required, n.defLevel, n.leaf, n.nullValue
 			t.plainString = n.kind == leafString && n.dataType.Length >= types.MaxLength
 			t.scale = n.dataType.Scale
@@ -262,36 +267,37 @@ func (w *Writer) startFile() error {
 	return nil
 }
 
-// growBatch doubles the top-level leaves' batch buffers, up to batchLimit
-// rows: the first batch of a file starts small, as most files of a
-// streaming writer have few rows.
-func (w *Writer) growBatch() {
-	w.batchCap = min(2*w.batchCap, w.batchLimit)
+// nextBlock moves the top-level leaves' full blocks to held and starts
+// new ones: only the first batch of a file has more than one block.
+func (w *Writer) nextBlock() {
 	for i := range w.tops {
 		if t := &w.tops[i]; t.values != nil {
-			if cap(t.values) >= w.batchCap {
-				t.values = t.values[:w.batchCap]
-			} else {
-				grown := w.buffers.get(w.batchCap)
-				copy(grown, t.values[:w.batchRows])
-				w.buffers.put(t.values, w.batchRows)
-				t.values = grown
-			}
+			w.held[t.column] = append(w.held[t.column], t.values)
+			t.values = w.buffers.get(writeBatchRows)
 			w.batch[t.column] = t.values
 		}
 	}
+	w.blockRow = 0
 }
 
-// shrinkBatch drops the first batch's buffers for ones of writeBatchRows.
-// used is how many rows the first batch held.
-func (w *Writer) shrinkBatch(used int) {
-	w.batchLimit, w.batchCap = writeBatchRows, writeBatchRows
-	for i := range w.tops {
-		if t := &w.tops[i]; t.values != nil {
-			w.buffers.put(t.values, used)
-			t.values = make([]parquet.Value, writeBatchRows)
-			w.batch[t.column] = t.values
+// topValues returns rows start..end, within one block, of the top-level
+// leaf column leaf.
+func (w *Writer) topValues(leaf, start, end int) []parquet.Value {
+	if b := start / writeBatchRows; b < len(w.held[leaf]) {
+		return w.held[leaf][b][start%writeBatchRows : end-start+start%writeBatchRows]
+	}
+	return w.batch[leaf][start%writeBatchRows : end-start+start%writeBatchRows]
+}
+
+// endFirstBatch returns the first batch's held blocks to the buffers; the
+// batches that follow hold writeBatchRows rows in one block.
+func (w *Writer) endFirstBatch() {
+	w.batchLimit = writeBatchRows
+	for leaf, blocks := range w.held {
+		for _, b := range blocks {
+			w.buffers.put(b, writeBatchRows)
 		}
+		w.held[leaf] = nil
 	}
 	for _, leaf := range w.nestedLeaves {
 		w.batch[leaf] = nil
@@ -377,8 +383,8 @@ func (w *Writer) Write(row []any) error {
 	for _, leaf := range w.nestedLeaves {
 		w.marks[leaf] = len(w.batch[leaf])
 	}
-	if w.batchRows == w.batchCap {
-		w.growBatch()
+	if w.blockRow == writeBatchRows {
+		w.nextBlock()
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
 	row = row[:len(w.tops)]
@@ -443,7 +449,7 @@ func (w *Writer) Write(row []any) error {
 				if t.def != 0 {
 					val = val.Level(0, t.def, t.column)
 				}
-				t.values[w.batchRows] = val
+				t.values[w.blockRow] = val
 				continue
 			}
 		}
@@ -471,6 +477,7 @@ func (w *Writer) Write(row []any) error {
 	}
 	w.rows++
 	w.batchRows++
+	w.blockRow++
 	w.batchBytes += int64(8 * len(w.batch))
 	if w.batchRows >= w.batchLimit || w.batchBytes >= w.batchMaxBytes {
 		return w.flushBatch()
@@ -530,6 +537,11 @@ func (w *Writer) Close() (*FileStats, error) {
 	if err := w.out.bw.Flush(); err != nil {
 		return nil, w.fail(fmt.Errorf("flush parquet file: %w", err))
 	}
+	for i := range w.tops {
+		if t := &w.tops[i]; t.values != nil {
+			w.buffers.put(t.values, writeBatchRows)
+		}
+	}
 	w.batch, w.tops, w.arena = nil, nil, nil // drop references to the caller's strings
 	st := &FileStats{RowCount: w.rows, Columns: make([]ColumnStats, len(w.stats))}
 	for i, c := range w.stats {
@@ -570,10 +582,9 @@ func (w *Writer) flushBatch() error {
 		w.nestedStarts[k] = w.nestedStarts[k][:0]
 	}
 	w.arena = w.arena[:0]
-	rows := w.batchRows
-	w.batchRows, w.batchBytes = 0, 0
+	w.batchRows, w.blockRow, w.batchBytes = 0, 0, 0
 	if first {
-		w.shrinkBatch(rows)
+		w.endFirstBatch()
 	}
 	return nil
 }
@@ -583,12 +594,12 @@ func (w *Writer) flushBatch() error {
 func (w *Writer) writeRows(start, end int) error {
 	for _, c := range w.stats {
 		if n := c.node; n.role == roleLeaf && (n.kind == leafFloat || n.kind == leafDouble || n.kind == leafDecimalFixed) {
-			c.observeBatch(w.batch[n.leaf][start:end], &w.rgNaN[n.leaf])
+			c.observeBatch(w.topValues(n.leaf, start, end), &w.rgNaN[n.leaf])
 		}
 	}
 	for _, n := range w.schema.fields {
 		if n.role == roleLeaf {
-			if err := w.writeColumn(n.leaf, w.batch[n.leaf][start:end]); err != nil {
+			if err := w.writeColumn(n.leaf, w.topValues(n.leaf, start, end)); err != nil {
 				return err
 			}
 		}

@@ -117,15 +117,18 @@ func (w *Writer) dictionaryChoices() []bool {
 	out := make([]bool, len(w.schema.leaves))
 	set := w.buffers.set()
 	defer w.buffers.putSet(set)
+	var segs [][]parquet.Value
 	for i, n := range w.schema.leaves {
 		if !dictionaryCandidate(n.kind) {
 			continue
 		}
-		vals := w.batch[i]
+		segs = append(segs[:0], w.held[i]...)
 		if w.leafField[i] >= 0 {
-			vals = vals[:w.batchRows]
+			segs = append(segs, w.batch[i][:w.blockRow])
+		} else {
+			segs = append(segs, w.batch[i])
 		}
-		out[i] = dictionaryPays(set, vals)
+		out[i] = dictionaryPaysIn(set, segs)
 	}
 	return out
 }
@@ -139,77 +142,51 @@ func (w *Writer) dictionaryChoices() []bool {
 // NULLs are not values. An empty column keeps no dictionary. set is
 // scratch space, reset here.
 func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
+	return dictionaryPaysIn(set, [][]parquet.Value{vals})
+}
+
+// dictionaryPaysIn is dictionaryPays over the values of segs, in order.
+func dictionaryPaysIn(set *distinctSet, segs [][]parquet.Value) bool {
 	// The page's values and PLAIN size, to stop counting once the answer
 	// is sure: raw - dict never shrinks (a new value adds as much to both,
 	// INT96 more to raw), so once it exceeds the longest the indexes can
 	// encode to, and the dictionary cannot outgrow its limit in what is
 	// left, the dictionary pays.
 	var n, rawPage int64
-	for i := range vals {
-		v := &vals[i]
-		if v.IsNull() {
-			continue
-		}
-		n++
-		switch v.Kind() {
-		case parquet.Int32, parquet.Float:
-			rawPage += 4
-		case parquet.Int64, parquet.Double:
-			rawPage += 8
-		case parquet.Int96:
-			rawPage += 16
-		default:
-			rawPage += 4 + int64(len(v.ByteArray()))
-		}
-		if rawPage >= dictionaryPageBytes {
-			vals = vals[:i+1]
-			break
+	page := 0 // values on the first page, NULLs included
+page:
+	for _, vals := range segs {
+		for i := range vals {
+			page++
+			v := &vals[i]
+			if v.IsNull() {
+				continue
+			}
+			n++
+			switch v.Kind() {
+			case parquet.Int32, parquet.Float:
+				rawPage += 4
+			case parquet.Int64, parquet.Double:
+				rawPage += 8
+			case parquet.Int96:
+				rawPage += 16
+			default:
+				rawPage += 4 + int64(len(v.ByteArray()))
+			}
+			if rawPage >= dictionaryPageBytes {
+				break page
+			}
 		}
 	}
 	encodedMax := 2 + (n+7)/8*int64(max(bits.Len64(uint64(max(n, 1)-1)), 9)+1)
 
-	set.reset(len(vals))
+	set.reset(page)
 	var raw, dict int64
-	for i := range vals {
-		v := &vals[i]
-		if v.IsNull() {
-			continue
-		}
-		switch v.Kind() {
-		case parquet.Int32, parquet.Float:
-			raw += 4
-			if set.addNumber(uint64(v.Uint32())) {
-				dict += 4
-			}
-		case parquet.Int64, parquet.Double:
-			raw += 8
-			if set.addNumber(v.Uint64()) {
-				dict += 8
-			}
-		case parquet.Int96:
-			raw += 4 + 12
-			x := v.Int96()
-			start := len(set.arena)
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[0])
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[1])
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[2])
-			if set.addBytes(set.arena[start:]) {
-				dict += 12
-			} else {
-				set.arena = set.arena[:start]
-			}
-		default:
-			b := v.ByteArray()
-			raw += 4 + int64(len(b))
-			if set.addBytes(b) {
-				dict += 4 + int64(len(b))
-			}
-		}
-		if dict > dictionaryMaxBytes {
-			return false
-		}
-		if raw-dict > encodedMax && dict+rawPage-raw <= dictionaryMaxBytes {
-			return true
+	for _, vals := range segs {
+		vals = vals[:min(len(vals), page)]
+		page -= len(vals)
+		if pays, sure := set.count(vals, &raw, &dict, rawPage, encodedMax); sure {
+			return pays
 		}
 	}
 	if len(set.ids) == 0 {
@@ -218,6 +195,56 @@ func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
 	width := bits.Len32(uint32(len(set.hashes) - 1))
 	encoded := 1 + hybridEncodedSize(set.ids, width)
 	return encoded+dict < raw
+}
+
+// count adds vals to the set and their sizes to raw and dict (see
+// dictionaryPays); sure reports that the answer, pays, is known.
+func (set *distinctSet) count(vals []parquet.Value, raw, dict *int64, rawPage, encodedMax int64) (pays, sure bool) {
+	r, d := *raw, *dict
+	defer func() { *raw, *dict = r, d }()
+	for i := range vals {
+		v := &vals[i]
+		if v.IsNull() {
+			continue
+		}
+		switch v.Kind() {
+		case parquet.Int32, parquet.Float:
+			r += 4
+			if set.addNumber(uint64(v.Uint32())) {
+				d += 4
+			}
+		case parquet.Int64, parquet.Double:
+			r += 8
+			if set.addNumber(v.Uint64()) {
+				d += 8
+			}
+		case parquet.Int96:
+			r += 4 + 12
+			x := v.Int96()
+			start := len(set.arena)
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[0])
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[1])
+			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[2])
+			if set.addBytes(set.arena[start:]) {
+				d += 12
+			} else {
+				set.arena = set.arena[:start]
+			}
+		default:
+			b := v.ByteArray()
+			r += 4 + int64(len(b))
+			if set.addBytes(b) {
+				d += 4 + int64(len(b))
+			}
+		}
+		if d > dictionaryMaxBytes {
+			return false, true
+		}
+		if r-d > encodedMax && d+rawPage-r <= dictionaryMaxBytes {
+			return true, true
+		}
+	}
+	return false, false
 }
 
 // distinctSet numbers the distinct values of one column in order of first

@@ -292,6 +292,19 @@ func TestDictionaryPaysMatchesFullCount(t *testing.T) {
 			t.Fatalf("round %d (%d values, %d distinct, length %d, nulls %v, runs %v): dictionaryPays = %v, full count %v",
 				round, n, distinct, length, nulls, runs, got, want)
 		}
+		// The Writer holds a file's first rows in blocks: split them at
+		// random, empty segments included.
+		var segs [][]parquet.Value
+		for rest := vals; ; {
+			cut := min(len(rest), rng.IntN(300))
+			segs = append(segs, rest[:cut])
+			if rest = rest[cut:]; len(rest) == 0 {
+				break
+			}
+		}
+		if got := dictionaryPaysIn(&set, segs); got != want {
+			t.Fatalf("round %d in %d segments: dictionaryPaysIn = %v, full count %v", round, len(segs), got, want)
+		}
 		agree++
 		if want {
 			pays++

@@ -12,10 +12,10 @@ import (
 // the kinds Write does not convert inline, and every bad value.
 //
 // A top-level leaf holds exactly one value per row, so its batch has a
-// fixed length and the value goes to slot batchRows; a rejected row is
+// fixed length and the value goes to slot blockRow; a rejected row is
 // simply overwritten by the next one.
 func (w *Writer) writeTopLeaf(t *topColumn, v any) *valueError {
-	slot := &t.values[w.batchRows]
+	slot := &t.values[w.blockRow]
 	if v == nil {
 		if t.required {
 			return valueNullError(t.node)
