@@ -121,11 +121,12 @@ type Writer struct {
 	arena        []byte            // copies of []byte values and decimal bytes of the pending rows
 	batchRows    int
 	batchLimit   int // rows of the batch being filled: probeRows, then writeBatchRows
-	// A top-level leaf's values are held in blocks of writeBatchRows: its
-	// batch is the block being filled, at blockRow, and held its full
-	// blocks of the first batch (nextBlock), so that holding the first
-	// rows of a file never copies them.
-	held     [][][]parquet.Value
+	// The first batch of a file is held per leaf column, without Go
+	// pointers (see heldValues): a top-level leaf's values go there as
+	// Write converts them, a nested leaf's are shredded into its batch and
+	// copied there every writeBatchRows rows (holdBlock), blockRow counting
+	// them. held is nil after the first batch.
+	held     []*heldValues
 	blockRow int
 	buffers  *WriteBuffers
 	// batchMaxBytes ends the first batch early (dictionaryPageBytes per
@@ -214,7 +215,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
 		batchLimit:    probeRows(len(s.leaves)),
-		held:          make([][][]parquet.Value, len(s.leaves)),
+		held:          make([]*heldValues, len(s.leaves)),
 		buffers:       o.Buffers,
 		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
 		marks:         make([]int, len(s.leaves)),
@@ -244,6 +245,15 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		}
 	}
 	wr.nestedStarts = make([][]int32, len(wr.nestedLeaves))
+	for leaf := range wr.held {
+		// A top-level leaf's values carry levels when it is optional
+		// (see Write); a nested leaf's always do (writeLeaf).
+		levels := true
+		if f := wr.leafField[leaf]; f >= 0 {
+			levels = wr.tops[f].def != 0
+		}
+		wr.held[leaf] = wr.buffers.held(leaf, levels)
+	}
 	return wr, nil
 }
 
@@ -267,42 +277,52 @@ func (w *Writer) startFile() error {
 	return nil
 }
 
-// nextBlock moves the top-level leaves' full blocks to held and starts
-// new ones: only the first batch of a file has more than one block.
-func (w *Writer) nextBlock() {
-	for i := range w.tops {
-		if t := &w.tops[i]; t.values != nil {
-			w.held[t.column] = append(w.held[t.column], t.values)
-			t.values = w.buffers.get(writeBatchRows)
-			w.batch[t.column] = t.values
-		}
+// holdBlock copies the nested leaves' shredded values of the first
+// batch's rows since the last call to held and empties their batches.
+func (w *Writer) holdBlock() {
+	for _, leaf := range w.nestedLeaves {
+		w.held[leaf].append(w.batch[leaf])
+		w.batch[leaf] = w.batch[leaf][:0]
 	}
+	w.arena = w.arena[:0]
 	w.blockRow = 0
 }
 
-// topValues returns rows start..end, within one block, of the top-level
-// leaf column leaf.
-func (w *Writer) topValues(leaf, start, end int) []parquet.Value {
-	if b := start / writeBatchRows; b < len(w.held[leaf]) {
-		return w.held[leaf][b][start%writeBatchRows : end-start+start%writeBatchRows]
+// pending returns the values of rows start..end of the batch in leaf
+// column leaf, the k-th nested leaf or a top-level one (k < 0); in the
+// first batch they are rebuilt from held into the column's batch buffer.
+func (w *Writer) pending(leaf, k, start, end int) []parquet.Value {
+	if w.held == nil {
+		if k < 0 {
+			return w.batch[leaf][start:end]
+		}
+		return w.batch[leaf] // one slice: the whole batch
 	}
-	return w.batch[leaf][start%writeBatchRows : end-start+start%writeBatchRows]
+	h := w.held[leaf]
+	if k < 0 {
+		return h.values(w.batch[leaf][:0], start, end)
+	}
+	from, to := int(w.nestedStarts[k][start]), h.len()
+	if end < w.batchRows {
+		to = int(w.nestedStarts[k][end])
+	}
+	w.batch[leaf] = h.values(w.batch[leaf][:0], from, to)
+	return w.batch[leaf]
 }
 
-// endFirstBatch returns the first batch's held blocks to the buffers; the
-// batches that follow hold writeBatchRows rows in one block.
+// endFirstBatch returns the held values to the buffers; the batches that
+// follow hold writeBatchRows rows in one block.
 func (w *Writer) endFirstBatch() {
 	w.batchLimit = writeBatchRows
-	for leaf, blocks := range w.held {
-		for _, b := range blocks {
-			w.buffers.put(b, writeBatchRows)
-		}
-		w.held[leaf] = nil
+	w.releaseHeld()
+	w.nestedStarts, w.batchMaxBytes = nil, math.MaxInt64
+}
+
+func (w *Writer) releaseHeld() {
+	for _, h := range w.held {
+		w.buffers.putHeld(h)
 	}
-	for _, leaf := range w.nestedLeaves {
-		w.batch[leaf] = nil
-	}
-	w.arena, w.nestedStarts, w.batchMaxBytes = nil, nil, math.MaxInt64
+	w.held = nil
 }
 
 func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *parquet.GenericWriter[any], err error) {
@@ -378,13 +398,13 @@ func (w *Writer) Write(row []any) error {
 	if len(row) != len(fields) {
 		return fmt.Errorf("%w: row has %d values for %d fields", ErrInvalidValue, len(row), len(fields))
 	}
+	if w.blockRow == writeBatchRows {
+		w.holdBlock()
+	}
 	// Only the leaves of nested fields take a varying number of values per
-	// row; a top-level leaf has exactly batchRows before this row.
+	// row; a top-level leaf has exactly blockRow before this row.
 	for _, leaf := range w.nestedLeaves {
 		w.marks[leaf] = len(w.batch[leaf])
-	}
-	if w.blockRow == writeBatchRows {
-		w.nextBlock()
 	}
 	arenaMark, bytesMark := len(w.arena), w.batchBytes
 	row = row[:len(w.tops)]
@@ -449,13 +469,19 @@ func (w *Writer) Write(row []any) error {
 				if t.def != 0 {
 					val = val.Level(0, t.def, t.column)
 				}
-				t.values[w.blockRow] = val
+				if w.held != nil {
+					w.held[t.column].add(&val)
+				} else {
+					t.values[w.blockRow] = val
+				}
 				continue
 			}
 		}
 		var verr *valueError
 		if t.values != nil {
-			verr = w.writeTopLeaf(t, row[i])
+			if verr = w.writeTopLeaf(t, row[i]); verr == nil && w.held != nil {
+				w.held[t.column].add(&t.values[w.blockRow])
+			}
 		} else {
 			verr = w.shred(t.node, row[i], 0)
 		}
@@ -464,15 +490,22 @@ func (w *Writer) Write(row []any) error {
 			for _, leaf := range w.nestedLeaves {
 				w.batch[leaf] = w.batch[leaf][:w.marks[leaf]]
 			}
+			if w.held != nil {
+				for j := range i {
+					if c := w.tops[j].column; w.tops[j].values != nil {
+						w.held[c].truncate(w.batchRows)
+					}
+				}
+			}
 			w.arena, w.batchBytes = w.arena[:arenaMark], bytesMark
 			return verr.within(n.name)
 		}
 	}
-	if w.pw == nil {
+	if w.held != nil {
 		// The first batch is written in slices (flushBatch): remember
-		// where this row starts in each nested leaf.
+		// where this row starts in each nested leaf's held values.
 		for k, leaf := range w.nestedLeaves {
-			w.nestedStarts[k] = append(w.nestedStarts[k], int32(w.marks[leaf]))
+			w.nestedStarts[k] = append(w.nestedStarts[k], int32(w.held[leaf].len()+w.marks[leaf]))
 		}
 	}
 	w.rows++
@@ -542,6 +575,9 @@ func (w *Writer) Close() (*FileStats, error) {
 			w.buffers.put(t.values, writeBatchRows)
 		}
 	}
+	if w.held != nil { // no rows
+		w.releaseHeld()
+	}
 	w.batch, w.tops, w.arena = nil, nil, nil // drop references to the caller's strings
 	st := &FileStats{RowCount: w.rows, Columns: make([]ColumnStats, len(w.stats))}
 	for i, c := range w.stats {
@@ -564,6 +600,7 @@ func (w *Writer) flushBatch() error {
 	}
 	first := w.pw == nil
 	if first {
+		w.holdBlock()
 		if err := w.startFile(); err != nil {
 			return err
 		}
@@ -592,27 +629,20 @@ func (w *Writer) flushBatch() error {
 // writeRows hands rows start..end of the batch to the column writers and
 // flushes the row group once its buffered size reaches RowGroupSize.
 func (w *Writer) writeRows(start, end int) error {
-	for _, c := range w.stats {
-		if n := c.node; n.role == roleLeaf && (n.kind == leafFloat || n.kind == leafDouble || n.kind == leafDecimalFixed) {
-			c.observeBatch(w.topValues(n.leaf, start, end), &w.rgNaN[n.leaf])
+	for i, n := range w.schema.fields {
+		if n.role != roleLeaf {
+			continue
 		}
-	}
-	for _, n := range w.schema.fields {
-		if n.role == roleLeaf {
-			if err := w.writeColumn(n.leaf, w.topValues(n.leaf, start, end)); err != nil {
-				return err
-			}
+		vals := w.pending(n.leaf, -1, start, end)
+		if n.kind == leafFloat || n.kind == leafDouble || n.kind == leafDecimalFixed {
+			w.stats[i].observeBatch(vals, &w.rgNaN[n.leaf])
+		}
+		if err := w.writeColumn(n.leaf, vals); err != nil {
+			return err
 		}
 	}
 	for k, leaf := range w.nestedLeaves {
-		from, to := 0, len(w.batch[leaf])
-		if start > 0 {
-			from = int(w.nestedStarts[k][start])
-		}
-		if end < w.batchRows {
-			to = int(w.nestedStarts[k][end])
-		}
-		vals := w.batch[leaf][from:to]
+		vals := w.pending(leaf, k, start, end)
 		if n := w.schema.leaves[leaf]; n.kind == leafFloat || n.kind == leafDouble {
 			markNaN(vals, n.kind, &w.rgNaN[leaf])
 		}

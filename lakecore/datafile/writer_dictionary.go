@@ -1,7 +1,6 @@
 package datafile
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 	"sync"
@@ -52,7 +51,28 @@ const (
 // smaller than the first page. It is safe for concurrent use.
 type WriteBuffers struct {
 	values sync.Pool // of *[]parquet.Value, cleared
+	helds  sync.Pool // of *heldValues
 	sets   sync.Pool // of *distinctSet
+}
+
+// held returns an empty heldValues for leaf column column, recycled when
+// it can; putHeld takes it back.
+func (b *WriteBuffers) held(column int, levels bool) *heldValues {
+	var h *heldValues
+	if b != nil {
+		h, _ = b.helds.Get().(*heldValues)
+	}
+	if h == nil {
+		h = &heldValues{}
+	}
+	h.reset(column, levels)
+	return h
+}
+
+func (b *WriteBuffers) putHeld(h *heldValues) {
+	if b != nil {
+		b.helds.Put(h)
+	}
 }
 
 // set returns a distinctSet, recycled when it can; putSet takes it back.
@@ -112,41 +132,37 @@ func dictionaryCandidate(k leafKind) bool {
 }
 
 // dictionaryChoices decides, per leaf column, whether the file's columns
-// are dictionary-encoded, from the shredded values of the pending rows.
+// are dictionary-encoded, from the held values of the first rows.
 func (w *Writer) dictionaryChoices() []bool {
 	out := make([]bool, len(w.schema.leaves))
 	set := w.buffers.set()
 	defer w.buffers.putSet(set)
-	var segs [][]parquet.Value
 	for i, n := range w.schema.leaves {
-		if !dictionaryCandidate(n.kind) {
-			continue
+		if dictionaryCandidate(n.kind) {
+			out[i] = w.held[i].dictionaryPays(set)
 		}
-		segs = append(segs[:0], w.held[i]...)
-		if w.leafField[i] >= 0 {
-			segs = append(segs, w.batch[i][:w.blockRow])
-		} else {
-			segs = append(segs, w.batch[i])
-		}
-		out[i] = dictionaryPaysIn(set, segs)
 	}
 	return out
 }
 
+// dictionaryPays is FallbackValuesWriter's first-page decision for vals,
+// the values of one column (see heldValues.dictionaryPays).
+func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
+	var h heldValues
+	h.reset(0, true)
+	h.append(vals)
+	return h.dictionaryPays(set)
+}
+
 // dictionaryPays is FallbackValuesWriter's first-page decision for the
-// values of one column: the sizes are counted as parquet-mr counts them
-// (PLAIN: 4 bytes per INT32/FLOAT, 8 per INT64/DOUBLE, 4 plus the length
-// per BYTE_ARRAY and INT96; the dictionary: the PLAIN size of each distinct
+// held values: the sizes are counted as parquet-mr counts them (PLAIN: 4
+// bytes per INT32/FLOAT, 8 per INT64/DOUBLE, 4 plus the length per
+// BYTE_ARRAY and INT96; the dictionary: the PLAIN size of each distinct
 // value, without the length prefix for INT96), and the dictionary indexes as
 // RunLengthBitPackingHybridEncoder encodes them behind their bit width byte.
 // NULLs are not values. An empty column keeps no dictionary. set is
 // scratch space, reset here.
-func dictionaryPays(set *distinctSet, vals []parquet.Value) bool {
-	return dictionaryPaysIn(set, [][]parquet.Value{vals})
-}
-
-// dictionaryPaysIn is dictionaryPays over the values of segs, in order.
-func dictionaryPaysIn(set *distinctSet, segs [][]parquet.Value) bool {
+func (h *heldValues) dictionaryPays(set *distinctSet) bool {
 	// The page's values and PLAIN size, to stop counting once the answer
 	// is sure: raw - dict never shrinks (a new value adds as much to both,
 	// INT96 more to raw), so once it exceeds the longest the indexes can
@@ -154,39 +170,47 @@ func dictionaryPaysIn(set *distinctSet, segs [][]parquet.Value) bool {
 	// left, the dictionary pays.
 	var n, rawPage int64
 	page := 0 // values on the first page, NULLs included
-page:
-	for _, vals := range segs {
-		for i := range vals {
-			page++
-			v := &vals[i]
-			if v.IsNull() {
-				continue
-			}
-			n++
-			switch v.Kind() {
-			case parquet.Int32, parquet.Float:
-				rawPage += 4
-			case parquet.Int64, parquet.Double:
-				rawPage += 8
-			case parquet.Int96:
-				rawPage += 16
-			default:
-				rawPage += 4 + int64(len(v.ByteArray()))
-			}
-			if rawPage >= dictionaryPageBytes {
-				break page
-			}
+	for page < h.len() && rawPage < dictionaryPageBytes {
+		i := page
+		page++
+		if h.null(i) {
+			continue
 		}
+		n++
+		rawPage += h.plainSize(i)
 	}
 	encodedMax := 2 + (n+7)/8*int64(max(bits.Len64(uint64(max(n, 1)-1)), 9)+1)
 
 	set.reset(page)
 	var raw, dict int64
-	for _, vals := range segs {
-		vals = vals[:min(len(vals), page)]
-		page -= len(vals)
-		if pays, sure := set.count(vals, &raw, &dict, rawPage, encodedMax); sure {
-			return pays
+	for i := range page {
+		if h.null(i) {
+			continue
+		}
+		switch h.kind {
+		case parquet.Boolean, parquet.Int32, parquet.Float, parquet.Int64, parquet.Double:
+			size := h.plainSize(i)
+			raw += size
+			if set.addNumber(h.words[i]) {
+				dict += size
+			}
+		case parquet.Int96:
+			raw += 4 + 12
+			if set.addBytes(h.valueBytes(i)) {
+				dict += 12
+			}
+		default:
+			b := h.valueBytes(i)
+			raw += 4 + int64(len(b))
+			if set.addBytes(b) {
+				dict += 4 + int64(len(b))
+			}
+		}
+		if dict > dictionaryMaxBytes {
+			return false
+		}
+		if raw-dict > encodedMax && dict+rawPage-raw <= dictionaryMaxBytes {
+			return true
 		}
 	}
 	if len(set.ids) == 0 {
@@ -197,54 +221,19 @@ page:
 	return encoded+dict < raw
 }
 
-// count adds vals to the set and their sizes to raw and dict (see
-// dictionaryPays); sure reports that the answer, pays, is known.
-func (set *distinctSet) count(vals []parquet.Value, raw, dict *int64, rawPage, encodedMax int64) (pays, sure bool) {
-	r, d := *raw, *dict
-	defer func() { *raw, *dict = r, d }()
-	for i := range vals {
-		v := &vals[i]
-		if v.IsNull() {
-			continue
-		}
-		switch v.Kind() {
-		case parquet.Int32, parquet.Float:
-			r += 4
-			if set.addNumber(uint64(v.Uint32())) {
-				d += 4
-			}
-		case parquet.Int64, parquet.Double:
-			r += 8
-			if set.addNumber(v.Uint64()) {
-				d += 8
-			}
-		case parquet.Int96:
-			r += 4 + 12
-			x := v.Int96()
-			start := len(set.arena)
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[0])
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[1])
-			set.arena = binary.LittleEndian.AppendUint32(set.arena, x[2])
-			if set.addBytes(set.arena[start:]) {
-				d += 12
-			} else {
-				set.arena = set.arena[:start]
-			}
-		default:
-			b := v.ByteArray()
-			r += 4 + int64(len(b))
-			if set.addBytes(b) {
-				d += 4 + int64(len(b))
-			}
-		}
-		if d > dictionaryMaxBytes {
-			return false, true
-		}
-		if r-d > encodedMax && d+rawPage-r <= dictionaryMaxBytes {
-			return true, true
-		}
+// plainSize is the PLAIN size of non-NULL value i as parquet-mr counts it.
+func (h *heldValues) plainSize(i int) int64 {
+	switch h.kind {
+	case parquet.Int32, parquet.Float:
+		return 4
+	case parquet.Int64, parquet.Double:
+		return 8
+	case parquet.Int96:
+		return 16
+	case parquet.Boolean:
+		return 1 // not a dictionary candidate; counted for completeness
 	}
-	return false, false
+	return 4 + int64(len(h.valueBytes(i)))
 }
 
 // distinctSet numbers the distinct values of one column in order of first
@@ -255,7 +244,6 @@ type distinctSet struct {
 	hashes  []uint64 // per entry
 	numbers []uint64 // per entry: the value's bits (numbers)
 	bytes   [][]byte // per entry: the value (byte arrays)
-	arena   []byte   // INT96 values as bytes
 	ids     []int32  // the id of each value added
 	seed    maphash.Seed
 }
@@ -273,7 +261,7 @@ func (s *distinctSet) reset(values int) {
 		s.slots = s.slots[:size]
 		clear(s.slots)
 	}
-	s.hashes, s.numbers, s.bytes, s.arena, s.ids = s.hashes[:0], s.numbers[:0], s.bytes[:0], s.arena[:0], s.ids[:0]
+	s.hashes, s.numbers, s.bytes, s.ids = s.hashes[:0], s.numbers[:0], s.bytes[:0], s.ids[:0]
 }
 
 // addNumber records x and reports whether it is new.

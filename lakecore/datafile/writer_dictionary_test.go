@@ -292,18 +292,19 @@ func TestDictionaryPaysMatchesFullCount(t *testing.T) {
 			t.Fatalf("round %d (%d values, %d distinct, length %d, nulls %v, runs %v): dictionaryPays = %v, full count %v",
 				round, n, distinct, length, nulls, runs, got, want)
 		}
-		// The Writer holds a file's first rows in blocks: split them at
-		// random, empty segments included.
-		var segs [][]parquet.Value
+		// The Writer holds a file's first rows block by block: append them
+		// in chunks cut at random, empty ones included.
+		var h heldValues
+		h.reset(0, true)
 		for rest := vals; ; {
 			cut := min(len(rest), rng.IntN(300))
-			segs = append(segs, rest[:cut])
+			h.append(rest[:cut])
 			if rest = rest[cut:]; len(rest) == 0 {
 				break
 			}
 		}
-		if got := dictionaryPaysIn(&set, segs); got != want {
-			t.Fatalf("round %d in %d segments: dictionaryPaysIn = %v, full count %v", round, len(segs), got, want)
+		if got := h.dictionaryPays(&set); got != want {
+			t.Fatalf("round %d appended in chunks: dictionaryPays = %v, full count %v", round, got, want)
 		}
 		agree++
 		if want {
