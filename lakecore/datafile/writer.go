@@ -145,7 +145,9 @@ type Writer struct {
 	scratch big.Int
 
 	closed bool
-	err    error // sticky I/O or encoder failure
+	// defaultPageBuffer turns heldPageBuffer off (tests compare the files).
+	defaultPageBuffer bool
+	err               error // sticky I/O or encoder failure
 }
 
 // topColumn packs what the hot path of Write needs about a top-level field.
@@ -265,7 +267,11 @@ func (w *Writer) startFile() error {
 	if err != nil {
 		return w.fail(fmt.Errorf("%w: %w", ErrInvalidWriterOptions, err))
 	}
-	pw, err := newParquetWriter(w.out, s, w.codec)
+	pageBuffer := 0
+	if w.closed && !w.defaultPageBuffer {
+		pageBuffer = w.heldPageBuffer()
+	}
+	pw, err := newParquetWriter(w.out, s, w.codec, pageBuffer)
 	if err != nil {
 		return w.fail(err)
 	}
@@ -325,13 +331,15 @@ func (w *Writer) releaseHeld() {
 	w.held = nil
 }
 
-func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *parquet.GenericWriter[any], err error) {
+// newParquetWriter creates parquet-go's writer; pageBuffer is its page
+// buffer size (parquet.PageBufferSize), 0 for parquet-go's default.
+func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec, pageBuffer int) (pw *parquet.GenericWriter[any], err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: create parquet writer: %v", ErrInvalidWriterOptions, r)
 		}
 	}()
-	return parquet.NewGenericWriter[any](out,
+	opts := []parquet.WriterOption{
 		parquet.NewSchema(parquetRootName, s.root),
 		parquet.Compression(codec),
 		// parquet-mr writes v1 data pages with RLE definition levels and,
@@ -340,7 +348,11 @@ func newParquetWriter(out io.Writer, s *writeSchema, codec compress.Codec) (pw *
 		parquet.DataPageStatistics(false),
 		parquet.WriteBufferSize(0),
 		parquet.DictionaryMaxBytes(dictionaryMaxBytes),
-	), nil
+	}
+	if pageBuffer > 0 {
+		opts = append(opts, parquet.PageBufferSize(pageBuffer))
+	}
+	return parquet.NewGenericWriter[any](out, opts...), nil
 }
 
 // checkWriteFieldNames rejects duplicate names among the top-level fields and the

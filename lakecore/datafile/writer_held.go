@@ -174,3 +174,26 @@ func (h *heldValues) values(dst []parquet.Value, start, end int) []parquet.Value
 	}
 	return dst
 }
+
+// heldPageBuffer returns a page buffer size (parquet.PageBufferSize) for a
+// file whose every row is held: a little more than the most a column's page
+// buffer can reach (parquet-go counts at most 26 bytes per value plus its
+// bytes: the PLAIN value or dictionary index, offsets, row indexes and
+// levels), when that is below parquet-go's default, or 0 for the default.
+// With either size no page is cut before the file ends (a page is cut once
+// the buffer reaches 98% of the size), so the file is the same; but
+// parquet-go sizes every column's first buffer to the page buffer (256 KiB
+// by default), which a file of a few thousand rows never fills.
+func (w *Writer) heldPageBuffer() int {
+	if w.held == nil {
+		return 0
+	}
+	var most int
+	for _, h := range w.held {
+		most = max(most, 32*h.len()+len(h.bytes))
+	}
+	if size := most + most/8 + 4<<10; size < parquet.DefaultPageBufferSize {
+		return size
+	}
+	return 0
+}

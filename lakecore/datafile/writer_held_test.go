@@ -9,6 +9,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+
+	"github.com/benthos-paimon/benthos-paimon/internal/paymentevent"
+	"github.com/benthos-paimon/benthos-paimon/lakecore/types"
 )
 
 // TestHeldValuesRoundTrip: values appended to a heldValues in chunks come
@@ -101,4 +104,67 @@ func sameValue(a, b parquet.Value) bool {
 	default:
 		return bytes.Equal(a.ByteArray(), b.ByteArray())
 	}
+}
+
+// TestHeldPageBufferSameFile: a file Close starts (every row held) gets a
+// page buffer sized to its rows, and the file is byte for byte the one
+// parquet-go's default page buffer writes, for every type, NULLs and
+// nested values included; a file too large for that keeps the default.
+func TestHeldPageBufferSameFile(t *testing.T) {
+	for _, tc := range heldFileCases() {
+		fields, base, n := tc.fields, tc.rows, tc.n
+		t.Run(fmt.Sprint(tc.name, "/", n), func(t *testing.T) {
+			var files [2][]byte
+			var pageBuffer int
+			for k, defaultSize := range []bool{true, false} {
+				var buf bytes.Buffer
+				w, err := NewWriter(&buf, fields, WriterOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				w.defaultPageBuffer = defaultSize
+				for i := range n {
+					if err := w.Write(base[i%len(base)]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				pageBuffer = w.heldPageBuffer()
+				if _, err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				files[k] = buf.Bytes()
+			}
+			if small := tc.sized; (pageBuffer > 0) != small {
+				t.Fatalf("%d rows: page buffer %d, want it sized to the rows: %v", n, pageBuffer, small)
+			}
+			if !bytes.Equal(files[0], files[1]) {
+				t.Fatalf("%d rows: the file differs with a page buffer of %d bytes (%d vs %d bytes)", n, pageBuffer, len(files[1]), len(files[0]))
+			}
+		})
+	}
+}
+
+type heldFileCase struct {
+	name   string
+	fields []types.DataField
+	rows   [][]any
+	n      int  // rows written, cycling through rows
+	sized  bool // heldPageBuffer applies
+}
+
+// heldFileCases are the all-types rows (NULLs, nested, every kind) and
+// the payment rows (required columns, no levels), small and large files.
+func heldFileCases() []heldFileCase {
+	var out []heldFileCase
+	for _, n := range []int{1, 7, 130, 1000, 2000, 5000} {
+		out = append(out, heldFileCase{"all types", wAllTypesFields(), wAllTypesRows(), n, n <= 2000})
+	}
+	var payments [][]any
+	for i := range int64(20_000) {
+		payments = append(payments, paymentevent.Row(i+1, 1))
+	}
+	for _, n := range []int{1, 1000, 2500, 20_000} {
+		out = append(out, heldFileCase{"payments", paymentevent.Fields(), payments, n, n <= 2500})
+	}
+	return out
 }
