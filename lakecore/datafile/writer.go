@@ -94,8 +94,9 @@ type WriterOptions struct {
 // Memory is bounded by the open row group: its compressed pages (flushed to
 // the io.Writer once they reach RowGroupSize), one uncompressed page buffer
 // and dictionary per column, and up to 128 shredded rows not yet handed to
-// the column writers (before the first are, up to about 3.8 MiB of
-// shredded values plus the copies of their BINARY and DECIMAL bytes); plus
+// the column writers (before the first are, the held first rows: 8 bytes
+// per value, up to about 1.3 MiB, plus their byte arrays and, for optional
+// and nested leaves, 4 bytes of levels per value); plus
 // the compressor's encoder (about 1.5 MiB for zstd) unless
 // WriterOptions.Compressor shares one. The footer follows on Close; the
 // io.Writer is not closed.
