@@ -49,7 +49,9 @@ var (
 )
 
 // Slab makes interfaces from slab arrays. The zero value is ready for
-// use; it is not safe for concurrent use.
+// use; it is not safe for concurrent use. A nil *Slab makes each value
+// its own heap allocation, as the plain conversion does, so that callers
+// with and without a slab share one code path.
 type Slab struct {
 	ints    []int64
 	int32s  []int32
@@ -82,17 +84,35 @@ func next[T any](arr *[]T, v T) unsafe.Pointer {
 }
 
 // Int64 returns any(v).
-func (s *Slab) Int64(v int64) any { return box(int64Type, next(&s.ints, v)) }
+func (s *Slab) Int64(v int64) any {
+	if s == nil {
+		return v
+	}
+	return box(int64Type, next(&s.ints, v))
+}
 
 // Int32 returns any(v).
-func (s *Slab) Int32(v int32) any { return box(int32Type, next(&s.int32s, v)) }
+func (s *Slab) Int32(v int32) any {
+	if s == nil {
+		return v
+	}
+	return box(int32Type, next(&s.int32s, v))
+}
 
 // Float64 returns any(v).
-func (s *Slab) Float64(v float64) any { return box(float64Type, next(&s.floats, v)) }
+func (s *Slab) Float64(v float64) any {
+	if s == nil {
+		return v
+	}
+	return box(float64Type, next(&s.floats, v))
+}
 
 // String returns any(string(b)): a copy of b, whose bytes share an array
 // with other short strings of the slab.
 func (s *Slab) String(b []byte) any {
+	if s == nil {
+		return string(b)
+	}
 	var str string
 	switch {
 	case len(b) == 0:
@@ -110,7 +130,12 @@ func (s *Slab) String(b []byte) any {
 }
 
 // Timestamp returns any(v).
-func (s *Slab) Timestamp(v types.Timestamp) any { return box(stampType, next(&s.stamps, v)) }
+func (s *Slab) Timestamp(v types.Timestamp) any {
+	if s == nil {
+		return v
+	}
+	return box(stampType, next(&s.stamps, v))
+}
 
 // decimalBox holds a decimal of up to one word and its big.Int in one
 // slab element, so that one array serves all three.
@@ -128,6 +153,9 @@ func (s *Slab) Decimal(unscaled int64, scale int) any {
 	u := uint64(unscaled)
 	if unscaled < 0 {
 		u = -u
+	}
+	if s == nil {
+		return types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}
 	}
 	if unscaled == 0 || uint64(big.Word(u)) != u { // zero has no words; 32-bit words
 		return box(decimalType, next(&s.bigDecs, types.Decimal{Unscaled: big.NewInt(unscaled), Scale: scale}))
@@ -150,7 +178,7 @@ func (s *Slab) Decimal(unscaled int64, scale int) any {
 // array for n up to slabLen (its capacity ends at its length, so appending
 // to it reallocates and never writes into the next slice).
 func (s *Slab) Anys(n int) []any {
-	if n > slabLen {
+	if s == nil || n > slabLen {
 		return make([]any, n)
 	}
 	if len(s.anys) < n {

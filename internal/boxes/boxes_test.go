@@ -138,3 +138,29 @@ func TestAnys(t *testing.T) {
 		}
 	}
 }
+
+// TestNilSlab: a nil *Slab gives the plain conversions, each its own
+// allocation.
+func TestNilSlab(t *testing.T) {
+	var s *Slab
+	for i, c := range []struct{ got, want any }{
+		{s.Int64(-7), int64(-7)},
+		{s.Int32(7), int32(7)},
+		{s.Float64(1.5), 1.5},
+		{s.String([]byte("x")), "x"},
+		{s.Timestamp(types.Timestamp{Millis: 3, NanoOfMilli: 4}), types.Timestamp{Millis: 3, NanoOfMilli: 4}},
+	} {
+		if c.got != c.want {
+			t.Errorf("value %d: %#v, want %#v", i, c.got, c.want)
+		}
+	}
+	for _, n := range []int64{0, -12345, 1 << 62} {
+		d, ok := s.Decimal(n, 2).(types.Decimal)
+		if !ok || d.Scale != 2 || d.Unscaled.Cmp(big.NewInt(n)) != 0 {
+			t.Errorf("Decimal(%d, 2) = %#v", n, s.Decimal(n, 2))
+		}
+	}
+	if r := s.Anys(3); len(r) != 3 || cap(r) != 3 {
+		t.Errorf("Anys(3): len %d cap %d", len(r), cap(r))
+	}
+}

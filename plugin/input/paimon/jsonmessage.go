@@ -63,12 +63,10 @@ type rowScratch struct {
 	enc   *json.Encoder
 }
 
-// jsonMessage renders row (values in fields order) as a JSON message with
-// metadata mv and position pos; errors are those of message.
+// jsonMessage renders row (values in fields order, as many as fields:
+// message checks) as a JSON message with metadata mv and position pos;
+// errors are those of message.
 func (b *messageBuilder) jsonMessage(row []any, mv *metaValues, pos int64, kind kv.RowKind, s *rowScratch) (*service.Message, error) {
-	if len(row) != len(b.fields) {
-		return nil, fmt.Errorf("render row: %d values for %d columns", len(row), len(b.fields))
-	}
 	if cap(s.chunk)-len(s.chunk) < jsonChunk/16 {
 		s.chunk = make([]byte, 0, jsonChunk)
 	}

@@ -124,13 +124,13 @@ func (mv *metaValues) newMessage(pos int64, kind kv.RowKind, slab *boxes.Slab) *
 // row's position in its file and its row kind (noKind for none), reusing
 // s (not safe for concurrent use: one per goroutine).
 func (b *messageBuilder) message(row []any, mv *metaValues, pos int64, kind kv.RowKind, s *rowScratch) (*service.Message, error) {
+	if len(row) != len(b.fields) {
+		return nil, fmt.Errorf("render row: %d values for %d columns", len(row), len(b.fields))
+	}
 	if b.asJSON {
 		return b.jsonMessage(row, mv, pos, kind, s)
 	}
 	slab := &s.slab
-	if len(row) != len(b.fields) {
-		return nil, fmt.Errorf("render row: %d values for %d columns", len(row), len(b.fields))
-	}
 	obj := make(map[string]any, len(b.fields))
 	for i, v := range row {
 		f := &b.fields[i]

@@ -539,37 +539,50 @@ func convDecimal(t types.DataType, raw any) (any, error) {
 			return nil, invalid(raw, t, "")
 		}
 	}
-	v, reason := decimalFromText(t, s)
+	v, reason := decimalFromText(t, s, nil)
 	if reason != "" {
 		return nil, invalid(raw, t, reason)
 	}
 	return v, nil
 }
 
-// decimalFromText converts numeric text to t; reason says why it cannot.
-func decimalFromText(t types.DataType, s string) (types.Decimal, string) {
+// decimalFromText converts numeric text to a types.Decimal of t, boxed
+// from slab (nil: on the heap) when its unscaled value fits an int64;
+// reason says why it cannot.
+func decimalFromText(t types.DataType, s string, slab *boxes.Slab) (v any, reason string) {
 	d, err := parseDecText(s)
 	if err != nil {
-		return types.Decimal{}, "not a decimal number"
+		return nil, "not a decimal number"
 	}
-	digits, exact, overflow := d.scaled(t.Scale, t.Precision)
-	if !exact {
-		return types.Decimal{}, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale)
-	}
-	if overflow {
-		return types.Decimal{}, fmt.Sprintf("more than %d digits", t.Precision)
-	}
-	u := new(big.Int)
-	if len(digits) <= 18 {
-		n, _ := strconv.ParseInt(digits, 10, 64)
-		u.SetInt64(n)
+	var n int64
+	if shift := d.exp + t.Scale; shift >= 0 && len(d.digits)+shift <= min(18, t.Precision) {
+		// value × 10^scale is the digits followed by shift zeros, of at
+		// most 18 digits: scaled's exact result, without its string.
+		n, _ = strconv.ParseInt(d.digits, 10, 64) // "" for zero gives 0
+		for range shift {
+			n *= 10
+		}
 	} else {
-		u.SetString(digits, 10)
+		digits, exact, overflow := d.scaled(t.Scale, t.Precision)
+		if !exact {
+			return nil, fmt.Sprintf("more than %d fraction digits (values are never rounded)", t.Scale)
+		}
+		if overflow {
+			return nil, fmt.Sprintf("more than %d digits", t.Precision)
+		}
+		if len(digits) > 18 {
+			u, _ := new(big.Int).SetString(digits, 10)
+			if d.neg {
+				u.Neg(u)
+			}
+			return types.Decimal{Unscaled: u, Scale: t.Scale}, ""
+		}
+		n, _ = strconv.ParseInt(digits, 10, 64)
 	}
 	if d.neg {
-		u.Neg(u)
+		n = -n
 	}
-	return types.Decimal{Unscaled: u, Scale: t.Scale}, ""
+	return slab.Decimal(n, t.Scale), ""
 }
 
 func convString(t types.DataType, raw any) (any, error) {

@@ -28,7 +28,7 @@ import (
 // converted by the same functions, from the same json.Number text or
 // decoded string.
 //
-// Given a slab, the pass puts the row and its numbers, strings, decimals
+// Given a slab (nil: the heap), the pass puts the row and its numbers, strings, decimals
 // and timestamps in the slab's arrays (internal/boxes) instead of one heap
 // allocation each: the values are the same, as any comparison or type
 // switch sees them.
@@ -53,11 +53,7 @@ func (c *Converter) convertRaw(raw []byte, slab *boxes.Slab) (row []any, ok bool
 	if !d.consume('{') {
 		return nil, false
 	}
-	if slab != nil {
-		row = slab.Anys(len(c.fields))
-	} else {
-		row = make([]any, len(c.fields))
-	}
+	row = slab.Anys(len(c.fields))
 	// seen marks the columns given, to find duplicates and missing ones;
 	// schemas beyond 64 columns use the slice.
 	var seen uint64
@@ -154,10 +150,7 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType, slab *boxes.Slab) 
 			if t.Length < types.MaxLength && utf8.RuneCount(b) > t.Length {
 				return nil, false
 			}
-			if slab != nil {
-				return slab.String(b), true
-			}
-			return string(b), true
+			return slab.String(b), true
 		}
 		if !escaped {
 			// Not retained by the conversions below but BYTES, which
@@ -166,17 +159,15 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType, slab *boxes.Slab) 
 		}
 		switch t.Kind {
 		case types.KindDecimal:
-			return rawDecimal(t, trimSpace(s), slab)
+			v, reason := decimalFromText(t, trimSpace(s), slab)
+			return v, reason == ""
 		case types.KindTimestamp, types.KindLocalZonedTimestamp:
 			if s := trimSpace(s); isDateText(s) {
 				v, err := timestampFromText(t, s)
 				if err != nil {
 					return nil, false
 				}
-				if slab != nil {
-					return slab.Timestamp(v), true
-				}
-				return v, true
+				return slab.Timestamp(v), true
 			}
 		}
 		v, err := c.value(t, s, true)
@@ -199,18 +190,13 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType, slab *boxes.Slab) 
 				case types.KindSmallInt:
 					return int16(n), true
 				case types.KindInt:
-					if slab != nil {
-						return slab.Int32(int32(n)), true
-					}
-					return int32(n), true
+					return slab.Int32(int32(n)), true
 				}
-				if slab != nil {
-					return slab.Int64(n), true
-				}
-				return n, true
+				return slab.Int64(n), true
 			}
 		case types.KindDecimal:
-			return rawDecimal(t, text, slab)
+			v, reason := decimalFromText(t, text, slab)
+			return v, reason == ""
 		case types.KindChar, types.KindVarChar:
 			// convString keeps the number's text: copy it out of the message.
 			text = strings.Clone(text)
@@ -231,42 +217,6 @@ func (c *Converter) rawValue(d *rawDecoder, t types.DataType, slab *boxes.Slab) 
 		return nil, true
 	}
 	return nil, false // object or array: the structured path
-}
-
-// rawDecimal is decimalFromText, its value boxed from slab (when given)
-// where its unscaled value fits an int64.
-func rawDecimal(t types.DataType, s string, slab *boxes.Slab) (any, bool) {
-	if slab == nil {
-		v, reason := decimalFromText(t, s)
-		return v, reason == ""
-	}
-	d, err := parseDecText(s)
-	if err != nil {
-		return nil, false
-	}
-	var n int64
-	if shift := d.exp + t.Scale; shift >= 0 && len(d.digits)+shift <= min(18, t.Precision) {
-		// value × 10^scale is the digits followed by shift zeros, of at
-		// most 18 digits: scaled's exact result, without its string.
-		n, _ = strconv.ParseInt(d.digits, 10, 64) // "" for zero gives 0
-		for range shift {
-			n *= 10
-		}
-	} else {
-		digits, exact, overflow := d.scaled(t.Scale, t.Precision)
-		if !exact || overflow {
-			return nil, false
-		}
-		if len(digits) > 18 {
-			v, reason := decimalFromText(t, s)
-			return v, reason == ""
-		}
-		n, _ = strconv.ParseInt(digits, 10, 64)
-	}
-	if d.neg {
-		n = -n
-	}
-	return slab.Decimal(n, t.Scale), true
 }
 
 func (d *rawDecoder) skipSpace() {
