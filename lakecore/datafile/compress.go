@@ -3,6 +3,7 @@ package datafile
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go/compress"
@@ -26,8 +27,9 @@ const zstdWindowSize = 1 << 20
 // file.compression). One Compressor may be shared by any number of
 // Writers, also from several goroutines: a table writer with many open
 // files shares one so that they hold one zstd encoder between them, not one
-// each. Its zstd encoder compresses one page at a time; writers sharing it
-// from several goroutines take turns.
+// each. It holds one zstd encoder per page compressed at the same time:
+// one for writers on one goroutine, more when writers on several
+// goroutines compress at once.
 type Compressor struct {
 	codec compress.Codec
 }
@@ -47,20 +49,26 @@ func NewCompressor(name string, zstdLevel int) (*Compressor, error) {
 		if zstdLevel < 1 || zstdLevel > 22 {
 			return nil, fmt.Errorf("%w: zstd level %d (1..22)", ErrInvalidWriterOptions, zstdLevel)
 		}
-		enc, err := kzstd.NewWriter(nil,
-			kzstd.WithEncoderLevel(kzstd.EncoderLevelFromZstd(zstdLevel)),
-			kzstd.WithEncoderConcurrency(1),
-			kzstd.WithWindowSize(zstdWindowSize),
-			kzstd.WithLowerEncoderMem(true),
-			// As parquet-go's zstd codec: an empty page is still a frame,
-			// and no frame checksum (the page header has a CRC field).
-			kzstd.WithZeroFrames(true),
-			kzstd.WithEncoderCRC(false),
-		)
+		level := kzstd.EncoderLevelFromZstd(zstdLevel)
+		c := &zstdCodec{newEncoder: func() (*kzstd.Encoder, error) {
+			return kzstd.NewWriter(nil,
+				kzstd.WithEncoderLevel(level),
+				kzstd.WithEncoderConcurrency(1),
+				kzstd.WithWindowSize(zstdWindowSize),
+				kzstd.WithLowerEncoderMem(true),
+				// As parquet-go's zstd codec: an empty page is still a
+				// frame, and no frame checksum (the page header has a CRC
+				// field).
+				kzstd.WithZeroFrames(true),
+				kzstd.WithEncoderCRC(false),
+			)
+		}}
+		enc, err := c.newEncoder()
 		if err != nil {
 			return nil, fmt.Errorf("%w: zstd level %d: %w", ErrInvalidWriterOptions, zstdLevel, err)
 		}
-		return &Compressor{codec: &zstdCodec{enc: enc}}, nil
+		c.idle = append(c.idle, enc)
+		return &Compressor{codec: c}, nil
 	case "snappy":
 		return &Compressor{codec: &snappy.Codec{}}, nil
 	case "gzip":
@@ -73,13 +81,18 @@ func NewCompressor(name string, zstdLevel int) (*Compressor, error) {
 	return nil, fmt.Errorf("%w: unsupported compression %q (zstd, snappy, gzip, lz4 or none)", ErrInvalidWriterOptions, name)
 }
 
-// zstdCodec is parquet-go's zstd codec with one long-lived encoder of
+// zstdCodec is parquet-go's zstd codec with long-lived encoders of
 // bounded memory instead of a sync.Pool of default encoders (each with a
-// 16 MiB history, dropped and rebuilt across garbage collections).
+// 16 MiB history, dropped and rebuilt across garbage collections). It
+// keeps one encoder per page compressed at the same time, idle ones on a
+// stack: a writer on one goroutine always takes the encoder it used last,
+// whose tables are in cache (kzstd's own concurrency hands its encoders
+// out in turn), and writers on several goroutines do not wait for each
+// other.
 type zstdCodec struct {
-	// enc is safe for concurrent EncodeAll calls; with concurrency 1 they
-	// run one at a time.
-	enc *kzstd.Encoder
+	newEncoder func() (*kzstd.Encoder, error)
+	mu         sync.Mutex
+	idle       []*kzstd.Encoder // the last one returned on top
 	// dec decodes; writers never do, but compress.Codec asks for it.
 	dec zstd.Codec
 }
@@ -89,7 +102,23 @@ func (c *zstdCodec) String() string { return "ZSTD" }
 func (c *zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
 
 func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
-	return c.enc.EncodeAll(src, dst[:0]), nil
+	c.mu.Lock()
+	var enc *kzstd.Encoder
+	if n := len(c.idle); n > 0 {
+		enc, c.idle = c.idle[n-1], c.idle[:n-1]
+	}
+	c.mu.Unlock()
+	if enc == nil {
+		var err error
+		if enc, err = c.newEncoder(); err != nil {
+			return nil, fmt.Errorf("zstd encoder: %w", err)
+		}
+	}
+	dst = enc.EncodeAll(src, dst[:0])
+	c.mu.Lock()
+	c.idle = append(c.idle, enc)
+	c.mu.Unlock()
+	return dst, nil
 }
 
 func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) {

@@ -3,7 +3,9 @@ package datafile
 import (
 	"hash/maphash"
 	"math/bits"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -49,11 +51,68 @@ const (
 // WriteBuffers recycles the buffers that hold the first rows of a file
 // while its encodings are chosen (see Writer): a streaming table writer
 // opens a file per partition and bucket on every commit, most of them
-// smaller than the first page. It is safe for concurrent use.
+// smaller than the first page, and the paimon output makes a table writer
+// per batch, so the same buffers serve the files of every batch. It keeps
+// up to writeBuffersKeep bytes of them in free lists, not a sync.Pool: a
+// pool is emptied by every second garbage collection, and a pipeline
+// collects several times between two commits. It is safe for concurrent
+// use.
 type WriteBuffers struct {
-	values sync.Pool // of *[]parquet.Value, cleared
-	helds  sync.Pool // of *heldValues
-	sets   sync.Pool // of *distinctSet
+	mu     sync.Mutex
+	kept   int               // bytes of capacity in the lists below
+	values [][]parquet.Value // each cleared, of length 0
+	helds  []*heldValues
+	sets   []*distinctSet // each reset, holding no caller's bytes
+	// compressors are made once per compression and level (Compressor).
+	compressors map[compressorKey]*Compressor
+}
+
+// compressorKey names a Compressor's settings.
+type compressorKey struct {
+	name  string
+	level int
+}
+
+// writeBuffersKeep bounds the bytes a WriteBuffers keeps for reuse: the
+// first rows of about a dozen full first pages (dictionaryProbeValues),
+// or of a hundred files of a few thousand rows. A buffer returned beyond
+// it is left to the garbage collector.
+const writeBuffersKeep = 32 << 20
+
+// NewWriteBuffers returns an empty WriteBuffers.
+func NewWriteBuffers() *WriteBuffers { return &WriteBuffers{} }
+
+// Compressor returns the Compressor of file.compression name and
+// file.compression.zstd-level zstdLevel (see NewCompressor), made on the
+// first call with them and returned by every later one: writers made one
+// after another (a writer per batch) then share one zstd encoder and its
+// history instead of each building its own.
+func (b *WriteBuffers) Compressor(name string, zstdLevel int) (*Compressor, error) {
+	key := compressorKey{strings.ToLower(strings.TrimSpace(name)), zstdLevel}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c := b.compressors[key]; c != nil {
+		return c, nil
+	}
+	c, err := NewCompressor(name, zstdLevel)
+	if err != nil {
+		return nil, err
+	}
+	if b.compressors == nil {
+		b.compressors = map[compressorKey]*Compressor{}
+	}
+	b.compressors[key] = c
+	return c, nil
+}
+
+// keep reports whether size more bytes fit in the free lists and counts
+// them if so; b.mu is held.
+func (b *WriteBuffers) keep(size int) bool {
+	if b.kept+size > writeBuffersKeep {
+		return false
+	}
+	b.kept += size
+	return true
 }
 
 // held returns an empty heldValues for leaf column column, recycled when
@@ -61,7 +120,14 @@ type WriteBuffers struct {
 func (b *WriteBuffers) held(column int, levels bool) *heldValues {
 	var h *heldValues
 	if b != nil {
-		h, _ = b.helds.Get().(*heldValues)
+		b.mu.Lock()
+		if n := len(b.helds); n > 0 {
+			h = b.helds[n-1]
+			b.helds[n-1] = nil
+			b.helds = b.helds[:n-1]
+			b.kept -= h.capacity()
+		}
+		b.mu.Unlock()
 	}
 	if h == nil {
 		h = &heldValues{}
@@ -71,42 +137,67 @@ func (b *WriteBuffers) held(column int, levels bool) *heldValues {
 }
 
 func (b *WriteBuffers) putHeld(h *heldValues) {
-	if b != nil {
-		b.helds.Put(h)
+	if b == nil {
+		return
 	}
+	b.mu.Lock()
+	if b.keep(h.capacity()) {
+		b.helds = append(b.helds, h)
+	}
+	b.mu.Unlock()
 }
 
-// set returns a distinctSet, recycled when it can; putSet takes it back.
+// set returns an empty distinctSet, recycled when it can; putSet takes it
+// back.
 func (b *WriteBuffers) set() *distinctSet {
+	var s *distinctSet
 	if b != nil {
-		if s, ok := b.sets.Get().(*distinctSet); ok {
-			return s
+		b.mu.Lock()
+		if n := len(b.sets); n > 0 {
+			s = b.sets[n-1]
+			b.sets[n-1] = nil
+			b.sets = b.sets[:n-1]
+			b.kept -= s.capacity()
 		}
+		b.mu.Unlock()
 	}
-	return &distinctSet{}
+	if s == nil {
+		s = &distinctSet{}
+	}
+	return s
 }
 
 func (b *WriteBuffers) putSet(s *distinctSet) {
-	if b != nil {
-		s.reset(0)
-		clear(s.bytes[:cap(s.bytes)]) // the caller's strings
-		b.sets.Put(s)
+	if b == nil {
+		return
 	}
+	s.reset(0)
+	clear(s.bytes[:cap(s.bytes)]) // the caller's strings
+	b.mu.Lock()
+	if b.keep(s.capacity()) {
+		b.sets = append(b.sets, s)
+	}
+	b.mu.Unlock()
 }
 
-// NewWriteBuffers returns an empty WriteBuffers.
-func NewWriteBuffers() *WriteBuffers { return &WriteBuffers{} }
-
-// get returns n zero values, recycled when it can.
+// get returns n zero values, recycled when it can (every caller asks for
+// writeBatchRows, so a recycled slice too small is dropped).
 func (b *WriteBuffers) get(n int) []parquet.Value {
+	var v []parquet.Value
 	if b != nil {
-		if p, ok := b.values.Get().(*[]parquet.Value); ok {
-			if cap(*p) >= n {
-				return (*p)[:n]
-			}
+		b.mu.Lock()
+		if k := len(b.values); k > 0 {
+			v = b.values[k-1]
+			b.values[k-1] = nil
+			b.values = b.values[:k-1]
+			b.kept -= cap(v) * valueSize
 		}
+		b.mu.Unlock()
 	}
-	return make([]parquet.Value, n)
+	if cap(v) < n {
+		return make([]parquet.Value, n)
+	}
+	return v[:n]
 }
 
 // put takes back v, of which the first used (plus one: a rejected row's)
@@ -116,9 +207,15 @@ func (b *WriteBuffers) put(v []parquet.Value, used int) {
 		return
 	}
 	clear(v[:min(used+1, len(v))])
-	v = v[:0]
-	b.values.Put(&v)
+	b.mu.Lock()
+	if b.keep(cap(v) * valueSize) {
+		b.values = append(b.values, v[:0])
+	}
+	b.mu.Unlock()
 }
+
+// valueSize is the size of a parquet.Value.
+const valueSize = int(unsafe.Sizeof(parquet.Value{}))
 
 // probeRows is how many rows a file of leaves leaf columns holds for the
 // dictionary decision.
@@ -247,6 +344,11 @@ type distinctSet struct {
 	bytes   [][]byte // per entry: the value (byte arrays)
 	ids     []int32  // the id of each value added
 	seed    maphash.Seed
+}
+
+// capacity returns the bytes s's buffers hold.
+func (s *distinctSet) capacity() int {
+	return 4*cap(s.slots) + 8*cap(s.hashes) + 8*cap(s.numbers) + 24*cap(s.bytes) + 4*cap(s.ids)
 }
 
 // reset empties the set for a column of up to values values.

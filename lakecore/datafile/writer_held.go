@@ -197,3 +197,6 @@ func (w *Writer) heldPageBuffer() int {
 	}
 	return 0
 }
+
+// capacity returns the bytes h's buffers hold.
+func (h *heldValues) capacity() int { return 8*cap(h.words) + cap(h.bytes) + 4*cap(h.lv) }

@@ -340,11 +340,11 @@ func NewKeyValueWriter(fio storage.FileIO, tablePath string, s *schema.TableSche
 	if w.dense, err = opts.StatsDenseStore(); err != nil {
 		return fail(err)
 	}
-	comp, err := datafile.NewCompressor(w.o.Compression, w.o.ZstdLevel)
+	comp, err := w.o.Buffers.Compressor(w.o.Compression, w.o.ZstdLevel)
 	if err != nil {
 		return fail(err)
 	}
-	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: datafile.NewWriteBuffers(), StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: w.o.Buffers, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	if v, ok := s.Options["write-buffer-size"]; ok {
 		if w.bufferSize, err = schema.ParseMemorySize(v); err != nil {
 			return fail(fmt.Errorf("%w: write-buffer-size = %q: %w", schema.ErrInvalidOption, v, err))

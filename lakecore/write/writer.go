@@ -59,6 +59,10 @@ type Options struct {
 	RowGroupSize int64
 	// Now is the clock of the files' creation time.
 	Now func() time.Time
+	// Buffers, when set, recycles the buffers of the data files' first
+	// rows across writers: a caller that makes a writer per batch passes
+	// the same one to each. nil gives each writer its own.
+	Buffers *datafile.WriteBuffers
 }
 
 // OptionsFromSchema returns the options a table's schema sets:
@@ -85,6 +89,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.FilePrefix == "" {
 		o.FilePrefix = "data-"
+	}
+	if o.Buffers == nil {
+		o.Buffers = datafile.NewWriteBuffers()
 	}
 	if o.RowGroupSize <= 0 {
 		o.RowGroupSize = DefaultRowGroupSize
@@ -238,13 +245,14 @@ func NewTableWriter(fio storage.FileIO, tablePath string, s *schema.TableSchema,
 	if w.dense, err = opts.StatsDenseStore(); err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
 	}
-	// One compressor for all open files: each zstd encoder holds about
-	// 1.5 MiB, which a hundred open partitions must not multiply.
-	comp, err := datafile.NewCompressor(w.o.Compression, w.o.ZstdLevel)
+	// One compressor for all open files, and for every writer sharing
+	// o.Buffers: each zstd encoder holds about 1.5 MiB, which a hundred
+	// open partitions must not multiply.
+	comp, err := w.o.Buffers.Compressor(w.o.Compression, w.o.ZstdLevel)
 	if err != nil {
 		return nil, fmt.Errorf("new table writer for %s: %w", tablePath, err)
 	}
-	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: datafile.NewWriteBuffers(), StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
+	w.wopts = datafile.WriterOptions{Compressor: comp, Buffers: w.o.Buffers, StatsModes: modes, RowGroupSize: w.o.RowGroupSize}
 	w.fieldTypes = typesOf(s.Fields)
 	w.valueKey = w.numBuckets < 0 && len(w.partFields) == 1 && hashableKind(w.partTypes[0].Kind)
 	w.keyVals = make([]any, max(len(w.partFields), len(w.bucketFields)))
