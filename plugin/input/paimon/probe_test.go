@@ -120,15 +120,28 @@ func TestProbeSchedule(t *testing.T) {
 
 // statSignal is a FileIO that, once armed, hands each Stat of path to
 // the test over stats before it runs: the reader waits for the test to
-// take it.
+// take it. Unarmed, it notes whether a Stat of path came after a GET of
+// it (polled): the range check of a scanner's poll that found nothing.
 type statSignal struct {
 	storage.FileIO
-	path  string
-	armed atomic.Bool
-	stats chan struct{}
+	path   string
+	armed  atomic.Bool
+	stats  chan struct{}
+	got    atomic.Bool // a GET of path ran
+	polled atomic.Bool // a Stat of path ran after a GET of it
+}
+
+func (s *statSignal) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if p == s.path {
+		s.got.Store(true)
+	}
+	return s.FileIO.ReadFile(ctx, p)
 }
 
 func (s *statSignal) Stat(ctx context.Context, p string) (storage.FileInfo, error) {
+	if p == s.path && s.got.Load() {
+		s.polled.Store(true)
+	}
 	if p == s.path && s.armed.Load() {
 		select {
 		case s.stats <- struct{}{}:
@@ -144,9 +157,12 @@ const secondSnapshot = "default.db/events/snapshot/snapshot-2"
 
 // tailHeld connects an input of yaml to fio through a counting FileIO
 // (which is not a local disk, so the reader probes as on S3) and a
-// statSignal on snapshot 2, reads the message of snapshot 1 and arms the
-// signal: from then on, each HEAD of snapshot 2 waits for the test. The
-// input is closed when the test ends.
+// statSignal on snapshot 2, reads the message of snapshot 1, waits for the
+// scanner's poll that finds nothing after it (the failed GET of snapshot
+// 2, then the range check, whose LatestID HEADs snapshot 2 after the
+// LATEST hint) and arms the signal: from then on, each HEAD of snapshot 2
+// waits for the test, and it is a probe's, not that poll's (the next poll
+// is rangeCheckEvery looks away). The input is closed when the test ends.
 func tailHeld(t *testing.T, fio storage.FileIO, yaml string) (*Input, *statSignal, *faultfs.FS) {
 	t.Helper()
 	signal := &statSignal{FileIO: fio, path: secondSnapshot, stats: make(chan struct{})}
@@ -159,6 +175,11 @@ func tailHeld(t *testing.T, fio storage.FileIO, yaml string) (*Input, *statSigna
 	t.Cleanup(func() { _ = in.Close(context.Background()) })
 	if got := readN(t, in, 1); got[0].Snapshot != 1 {
 		t.Fatalf("first message: %+v", got[0])
+	}
+	for deadline := time.Now().Add(60 * time.Second); !signal.polled.Load(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no poll of %s in 60 s after snapshot 1 was read", secondSnapshot)
+		}
 	}
 	signal.armed.Store(true)
 	return in, signal, counted
