@@ -42,6 +42,9 @@ type childResult struct {
 	// HWMKiB is VmHWM of /proc/self/status at the end: the peak RSS.
 	HWMKiB int64
 	Err    string
+	// ProcessCPU is the child's CPU time, start-up included, from its
+	// rusage (set by runChild).
+	ProcessCPU time.Duration `json:"-"`
 }
 
 // MaybeRunChild runs the child job and exits when this process was started
@@ -146,6 +149,7 @@ func runChild(ctx context.Context, e *Env, s childSpec) (childResult, error) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
 		return res, fmt.Errorf("child %s: result %q: %w", s.Kind, stdout.String(), err)
 	}
+	res.ProcessCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if res.Err != "" {
 		return res, fmt.Errorf("child %s: %s", s.Kind, res.Err)
 	}

@@ -45,6 +45,9 @@ func TestQuickReport(t *testing.T) {
 		"small-files":    {"files_before", "files_after"},
 		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s"},
 	}
+	if testenv.Required(testenv.RequireInterop) { // the JVM's tail, beside ours
+		want["tail"] = append(want["tail"], "ratio_process_java")
+	}
 	for _, s := range r.Sections {
 		if s.Err != "" {
 			if s.Name == "write-s3" && strings.Contains(s.Err, "no S3 server") && !testenv.Required(testenv.RequireS3) {

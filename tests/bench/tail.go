@@ -12,6 +12,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/redpanda-data/benthos/v4/public/service"
 
+	"github.com/benthos-paimon/benthos-paimon/internal/testenv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/storage"
 )
@@ -48,7 +49,51 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		{"parquet-msg", "parquet-go, then building the input's messages (one goroutine, no stream)", func() (int64, error) { return tailParquetGo(ctx, tbl, true) }},
 	}
 	wall, cpu := map[string]Sample{}, map[string]Sample{}
+	// Whole processes, start-up included: benthos-paimon (this binary as a
+	// child, the paimon input into a counting consumer) and Java Paimon's
+	// stream read (tests/interop's AppendTail), when its JVM is there.
+	procs := []struct {
+		key, label string
+		run        func() (int64, time.Duration, error)
+	}{{"input-proc", "benthos-paimon process: paimon input → counting consumer", func() (int64, time.Duration, error) {
+		r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh})
+		return r.Rows, r.ProcessCPU, err
+	}}}
+	wantSum := int64(rows) * int64(rows+1) / 2
+	javaNote := ""
+	if o, err := findPeerOracles(); err != nil {
+		if testenv.Required(testenv.RequireInterop) {
+			return nil, fmt.Errorf("the JVM tail: %w (required by %s=1)", err, testenv.RequireInterop)
+		}
+		javaNote = fmt.Sprintf(" The JVM's tail was not measured: %v (%s=1 makes this a failure).", err, testenv.RequireInterop)
+	} else {
+		procs = append(procs, struct {
+			key, label string
+			run        func() (int64, time.Duration, error)
+		}{"java-proc", "Java Paimon 1.4.2 process: stream scan and read (JVM start-up included)", func() (int64, time.Duration, error) {
+			r, err := o.run(ctx, "java", "append-bench-tail", "--warehouse", wh, "--database", "bench", "--table", "events", "--rows", strconv.Itoa(rows))
+			if err == nil && (r.Rows != int64(rows) || r.IDSum != wantSum) {
+				err = fmt.Errorf("read %d rows with id sum %d, want %d and %d", r.Rows, r.IDSum, rows, wantSum)
+			}
+			return r.Rows, r.ProcessCPU, err
+		}})
+	}
 	for i := range e.Config.runs() {
+		for _, pi := range rotate(len(procs), i) {
+			p := procs[pi]
+			start := time.Now()
+			got, pcpu, err := p.run()
+			w := time.Since(start)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.label, err)
+			}
+			if got != int64(rows) {
+				return nil, fmt.Errorf("%s read %d rows, want %d", p.label, got, rows)
+			}
+			wall[p.key] = append(wall[p.key], float64(rows)/w.Seconds())
+			cpu[p.key] = append(cpu[p.key], float64(rows)/pcpu.Seconds())
+			e.Logf("   run %d %-10s %.0f rows/s (whole process)", i+1, p.key, float64(rows)/w.Seconds())
+		}
 		for _, vi := range rotate(len(variants), i) {
 			v := variants[vi]
 			var got int64
@@ -78,12 +123,21 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	for _, v := range variants {
 		t.Rows = append(t.Rows, []string{v.label, wall[v.key].Fmt(fInt), cpu[v.key].Fmt(fInt)})
 	}
+	for _, p := range procs {
+		t.Rows = append(t.Rows, []string{p.label, wall[p.key].Fmt(fInt), cpu[p.key].Fmt(fInt)})
+	}
 	ip, lp := ratio(wall["input"], wall["parquet"]), ratio(wall["lakecore"], wall["parquet"])
 	r := Table{Header: []string{"Ratio (same run)", "wall time basis", "CPU time basis"}, Rows: [][]string{
 		{"paimon input / parquet-go", ip.Fmt(fRatio), ratio(cpu["input"], cpu["parquet"]).Fmt(fRatio)},
 		{"lakecore TableRead / parquet-go", lp.Fmt(fRatio), ratio(cpu["lakecore"], cpu["parquet"]).Fmt(fRatio)},
 		{"paimon input / (parquet-go + building the same messages)", ratio(wall["input"], wall["parquet-msg"]).Fmt(fRatio), ratio(cpu["input"], cpu["parquet-msg"]).Fmt(fRatio)},
 	}}
+	if _, ok := wall["java-proc"]; ok {
+		pj := ratio(wall["input-proc"], wall["java-proc"])
+		r.Rows = append(r.Rows, []string{"benthos-paimon process / Java Paimon process (whole processes, start-up included)", pj.Fmt(fRatio), ratio(cpu["input-proc"], cpu["java-proc"]).Fmt(fRatio)})
+		s.figure("ratio_process_java", pj.Median())
+	}
+	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer, and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
 	s.Tables = []Table{t, r}
 	s.figure("ratio_input_parquet", ip.Median())
 	s.figure("ratio_lakecore_parquet", lp.Median())

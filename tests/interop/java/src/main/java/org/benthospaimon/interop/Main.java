@@ -30,6 +30,7 @@ import org.apache.paimon.options.Options;
  * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U] [--options k=v,k=v]
  * append-bench-write --warehouse W [--database D] [--table T] --rows N [--partitions P]   ({@link AppendBench})
  * append-bench-read  --warehouse W --database D --table T
+ * append-bench-tail  --warehouse W --database D --table T --rows N   (stream until N rows, {@link AppendTail})
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
  * batch         (stdin: one JSON array of arguments per line; see {@link #batch})
  * version
@@ -224,6 +225,12 @@ public final class Main {
                     AppendBench.read(c, ident(flags), out);
                 }
                 return;
+            case "append-bench-tail":
+                allow(flags, "warehouse", "database", "table", "rows");
+                try (Catalog c = catalog(flags)) {
+                    AppendTail.tail(c, ident(flags), longFlag(flags, "rows", true), out);
+                }
+                return;
             case "batch":
                 allow(flags);
                 batch(out);
@@ -295,7 +302,7 @@ public final class Main {
     }
 
     static String usage() {
-        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|append-bench-write|append-bench-read|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
+        return "usage: Main read|plan|write|pk-write|stream|pk-bench|pk-upsert-bench|append-bench-write|append-bench-read|append-bench-tail|expire|expire-table|remove-orphans|snapshots|tags|create-tag|delete-tag|rollback|alter|version --warehouse W --database D --table T"
                 + " [--snapshot N] [--tag NAME] [--time-retained-millis MS] [--changes JSON] [--filter EXPR] [--no-exact] [--spec FILE] [--retain-max N] [--retain-min M]";
     }
 
