@@ -78,6 +78,7 @@ func Measurements() []Measurement {
 	return []Measurement{
 		{"write", measureWriteLocal},
 		{"write-s3", measureWriteS3},
+		{"pipeline", measurePipeline},
 		{"freshness", measureFreshness},
 		{"commit-history", measureCommitHistory},
 		{"memory", measureMemory},

@@ -43,6 +43,7 @@ func TestQuickReport(t *testing.T) {
 		"tail":           {"ratio_input_parquet", "ratio_lakecore_parquet"},
 		"planning":       {"plan_ms"},
 		"small-files":    {"files_before", "files_after"},
+		"pipeline":       {"added_us", "ratio_paimon_drop"},
 		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s"},
 	}
 	if testenv.Required(testenv.RequireInterop) { // the JVM's tail, beside ours
