@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/read"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/scan"
@@ -26,6 +27,10 @@ type Table struct {
 	snapshots *snapshot.Manager
 	consumers *snapshot.ConsumerManager
 	planner   *scan.Planner
+	// buffers serve the data files of every writer the table makes (an
+	// application making a writer per commit would otherwise start each
+	// file's buffers and zstd encoder afresh).
+	buffers *datafile.WriteBuffers
 
 	mu     sync.RWMutex
 	schema *schema.TableSchema
@@ -38,6 +43,7 @@ func newTable(fio storage.FileIO, db, name, p string, s *schema.TableSchema) *Ta
 		snapshots: snapshot.NewManager(fio, p),
 		consumers: snapshot.NewConsumerManager(fio, p),
 		planner:   scan.NewPlanner(fio, p),
+		buffers:   datafile.NewWriteBuffers(),
 		schema:    s,
 	}
 }

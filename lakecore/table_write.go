@@ -29,7 +29,15 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 		return nil, err
 	}
 	s := t.Schema()
-	return write.NewTableWriter(t.fio, t.path, s, write.OptionsFromSchema(s), t.sequenceRestorer())
+	return write.NewTableWriter(t.fio, t.path, s, t.writeOptions(s), t.sequenceRestorer())
+}
+
+// writeOptions returns the options of s with the table's buffers, shared
+// by every writer it makes.
+func (t *Table) writeOptions(s *schema.TableSchema) write.Options {
+	o := write.OptionsFromSchema(s)
+	o.Buffers = t.buffers
+	return o
 }
 
 // NewKeyValueWriter returns a writer of changes (row kind and row of the
@@ -49,7 +57,7 @@ func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, e
 		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
 	}
 	live := newLiveFiles(t)
-	w, err := write.NewKeyValueWriter(t.fio, t.path, s, write.OptionsFromSchema(s), live.files)
+	w, err := write.NewKeyValueWriter(t.fio, t.path, s, t.writeOptions(s), live.files)
 	if err != nil {
 		return nil, err
 	}

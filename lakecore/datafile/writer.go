@@ -4,7 +4,6 @@
 package datafile
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -215,7 +214,7 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		schema:        s,
 		fields:        fields,
 		codec:         comp.codec,
-		out:           &outputWriter{bw: bufio.NewWriterSize(w, outputBufferSize)},
+		out:           &outputWriter{bw: o.Buffers.bufWriter(w)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
 		batchLimit:    probeRows(len(s.leaves)),
 		held:          make([]*heldValues, len(s.leaves)),
@@ -583,6 +582,8 @@ func (w *Writer) Close() (*FileStats, error) {
 	if err := w.out.bw.Flush(); err != nil {
 		return nil, w.fail(fmt.Errorf("flush parquet file: %w", err))
 	}
+	w.buffers.putBufWriter(w.out.bw)
+	w.out.bw = nil
 	for i := range w.tops {
 		if t := &w.tops[i]; t.values != nil {
 			w.buffers.put(t.values, writeBatchRows)

@@ -1,7 +1,9 @@
 package datafile
 
 import (
+	"bufio"
 	"hash/maphash"
+	"io"
 	"math/bits"
 	"strings"
 	"sync"
@@ -62,7 +64,8 @@ type WriteBuffers struct {
 	kept   int               // bytes of capacity in the lists below
 	values [][]parquet.Value // each cleared, of length 0
 	helds  []*heldValues
-	sets   []*distinctSet // each reset, holding no caller's bytes
+	sets   []*distinctSet  // each reset, holding no caller's bytes
+	outs   []*bufio.Writer // each of outputBufferSize, writing to nothing
 	// compressors are made once per compression and level (Compressor).
 	compressors map[compressorKey]*Compressor
 }
@@ -74,10 +77,11 @@ type compressorKey struct {
 }
 
 // writeBuffersKeep bounds the bytes a WriteBuffers keeps for reuse: the
-// first rows of about a dozen full first pages (dictionaryProbeValues),
-// or of a hundred files of a few thousand rows. A buffer returned beyond
-// it is left to the garbage collector.
-const writeBuffersKeep = 32 << 20
+// first rows of a hundred open files of 2,500 rows of 8 columns with
+// their output buffers (about 50 MiB), or of a few full first pages
+// (dictionaryProbeValues). A buffer returned beyond it is left to the
+// garbage collector.
+const writeBuffersKeep = 64 << 20
 
 // NewWriteBuffers returns an empty WriteBuffers.
 func NewWriteBuffers() *WriteBuffers { return &WriteBuffers{} }
@@ -176,6 +180,37 @@ func (b *WriteBuffers) putSet(s *distinctSet) {
 	b.mu.Lock()
 	if b.keep(s.capacity()) {
 		b.sets = append(b.sets, s)
+	}
+	b.mu.Unlock()
+}
+
+// bufWriter returns a writer to w buffering outputBufferSize bytes,
+// recycled when it can; putBufWriter takes it back, flushed.
+func (b *WriteBuffers) bufWriter(w io.Writer) *bufio.Writer {
+	if b != nil {
+		b.mu.Lock()
+		if n := len(b.outs); n > 0 {
+			bw := b.outs[n-1]
+			b.outs[n-1] = nil
+			b.outs = b.outs[:n-1]
+			b.kept -= outputBufferSize
+			b.mu.Unlock()
+			bw.Reset(w)
+			return bw
+		}
+		b.mu.Unlock()
+	}
+	return bufio.NewWriterSize(w, outputBufferSize)
+}
+
+func (b *WriteBuffers) putBufWriter(bw *bufio.Writer) {
+	if b == nil {
+		return
+	}
+	bw.Reset(nil) // not to keep the file
+	b.mu.Lock()
+	if b.keep(outputBufferSize) {
+		b.outs = append(b.outs, bw)
 	}
 	b.mu.Unlock()
 }
