@@ -109,6 +109,20 @@ func (b *WriteBuffers) Compressor(name string, zstdLevel int) (*Compressor, erro
 	return c, nil
 }
 
+// pop removes the last element of *list and returns it; ok is false when
+// the list is empty.
+func pop[T any](list *[]T) (v T, ok bool) {
+	n := len(*list)
+	if n == 0 {
+		return v, false
+	}
+	v = (*list)[n-1]
+	var zero T
+	(*list)[n-1] = zero // not to keep it alive from the array
+	*list = (*list)[:n-1]
+	return v, true
+}
+
 // keep reports whether size more bytes fit in the free lists and counts
 // them if so; b.mu is held.
 func (b *WriteBuffers) keep(size int) bool {
@@ -125,10 +139,8 @@ func (b *WriteBuffers) held(column int, levels bool) *heldValues {
 	var h *heldValues
 	if b != nil {
 		b.mu.Lock()
-		if n := len(b.helds); n > 0 {
-			h = b.helds[n-1]
-			b.helds[n-1] = nil
-			b.helds = b.helds[:n-1]
+		if x, ok := pop(&b.helds); ok {
+			h = x
 			b.kept -= h.capacity()
 		}
 		b.mu.Unlock()
@@ -157,10 +169,8 @@ func (b *WriteBuffers) set() *distinctSet {
 	var s *distinctSet
 	if b != nil {
 		b.mu.Lock()
-		if n := len(b.sets); n > 0 {
-			s = b.sets[n-1]
-			b.sets[n-1] = nil
-			b.sets = b.sets[:n-1]
+		if x, ok := pop(&b.sets); ok {
+			s = x
 			b.kept -= s.capacity()
 		}
 		b.mu.Unlock()
@@ -189,10 +199,7 @@ func (b *WriteBuffers) putSet(s *distinctSet) {
 func (b *WriteBuffers) bufWriter(w io.Writer) *bufio.Writer {
 	if b != nil {
 		b.mu.Lock()
-		if n := len(b.outs); n > 0 {
-			bw := b.outs[n-1]
-			b.outs[n-1] = nil
-			b.outs = b.outs[:n-1]
+		if bw, ok := pop(&b.outs); ok {
 			b.kept -= outputBufferSize
 			b.mu.Unlock()
 			bw.Reset(w)
@@ -221,10 +228,8 @@ func (b *WriteBuffers) get(n int) []parquet.Value {
 	var v []parquet.Value
 	if b != nil {
 		b.mu.Lock()
-		if k := len(b.values); k > 0 {
-			v = b.values[k-1]
-			b.values[k-1] = nil
-			b.values = b.values[:k-1]
+		if x, ok := pop(&b.values); ok {
+			v = x
 			b.kept -= cap(v) * valueSize
 		}
 		b.mu.Unlock()

@@ -69,33 +69,19 @@ func measurePipeline(ctx context.Context, e *Env) (*Section, error) {
 		}
 		_ = os.RemoveAll(wh(i))
 	}
-	diff := func(a, b Sample) Sample {
-		out := make(Sample, len(a))
-		for i := range a {
-			out[i] = a[i] - b[i]
-		}
-		return out
-	}
-	quot := func(a, b Sample) Sample {
-		out := make(Sample, len(a))
-		for i := range a {
-			out[i] = a[i] / b[i]
-		}
-		return out
-	}
 	t := Table{Header: []string{"Pipeline", "µs CPU per message", "rows/s"}}
 	for _, v := range variants {
 		t.Rows = append(t.Rows, []string{v.label, usPerMsg[v.key].Fmt(fUs), rate[v.key].Fmt(fInt)})
 	}
-	added, own := diff(usPerMsg["paimon"], usPerMsg["drop"]), diff(usPerMsg["paimon"], usPerMsg["batched"])
-	batching := diff(usPerMsg["batched"], usPerMsg["drop"])
-	r := quot(rate["paimon"], rate["drop"])
+	added, own := usPerMsg["paimon"].Minus(usPerMsg["drop"]), usPerMsg["paimon"].Minus(usPerMsg["batched"])
+	batching := usPerMsg["batched"].Minus(usPerMsg["drop"])
+	r := rate["paimon"].Over(rate["drop"])
 	d := Table{Header: []string{"Same run", "value"}, Rows: [][]string{
 		{"µs CPU the paimon output adds to file → drop", added.Fmt(fUs)},
 		{"of which Benthos' batching and deferred acknowledgements (batched drop − drop)", batching.Fmt(fUs)},
 		{"of which the output's own (paimon − batched drop)", own.Fmt(fUs)},
 		{"file → paimon rows/s / file → drop", r.Fmt(fRatio)},
-		{"file → paimon rows/s / batched drop", quot(rate["paimon"], rate["batched"]).Fmt(fRatio)},
+		{"file → paimon rows/s / batched drop", rate["paimon"].Over(rate["batched"]).Fmt(fRatio)},
 	}}
 	s := &Section{Title: "Pipeline cost per message: what the paimon output adds", Tables: []Table{t, d}}
 	s.Intro = fmt.Sprintf(`%s JSON lines of the payment event (the write section's rows, %d partitions), read by Benthos' `+"`file`"+` input (scanner lines, one message each) in a stream in this process, into `+"`drop`"+`, into `+"`drop`"+` behind a broker applying the batching the paimon output uses, and into the paimon output (a new table each run, checked to hold every row). CPU is the process's over the stream's run. The batched drop separates what any batching output costs in Benthos (the input holds one goroutine and one retry-list entry per unacknowledged message until its batch is acknowledged) from the paimon output's own cost.`,

@@ -74,6 +74,25 @@ type Table struct {
 // Sample is one figure measured over several runs.
 type Sample []float64
 
+// Over returns s[i] / d[i] for each run i: a ratio inside each run. The
+// samples are of the same runs.
+func (s Sample) Over(d Sample) Sample {
+	out := make(Sample, len(s))
+	for i := range s {
+		out[i] = s[i] / d[i]
+	}
+	return out
+}
+
+// Minus returns s[i] - d[i] for each run i.
+func (s Sample) Minus(d Sample) Sample {
+	out := make(Sample, len(s))
+	for i := range s {
+		out[i] = s[i] - d[i]
+	}
+	return out
+}
+
 // Median is the middle value (the mean of the two middle ones for an even
 // count); NaN when empty.
 func (s Sample) Median() float64 {

@@ -109,13 +109,6 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 			e.Logf("   run %d %-8s %.0f rows/s", i+1, v.key, float64(rows)/t.Wall.Seconds())
 		}
 	}
-	ratio := func(a, b Sample) Sample {
-		out := make(Sample, len(a))
-		for i := range a {
-			out[i] = a[i] / b[i]
-		}
-		return out
-	}
 	s := &Section{Title: "Tail throughput"}
 	s.Intro = fmt.Sprintf(`Reading all %s rows of the payment-event table (%d partitions, %d data files of %s rows, %s, written by lakecore's table writer) on the local disk. The `+"`paimon`"+` input runs in a Benthos stream (`+"`scan_mode: full`, `bounded: true`"+`, batch_size 1,000) into a consumer that counts messages, so its figure includes rendering each row as a structured message; lakecore's TableRead yields `+"`[]any`"+` rows; parquet-go's GenericReader decodes the same files into Go structs (1,024 at a time); the last variant also builds from each struct the message the input emits (8 values in the input's forms, 7 metadata values), on one goroutine, to show how much of the input's cost is the message shape itself.`,
 		fInt(float64(rows)), partitions, files, fInt(float64(rows/files)), fBytes(float64(bytes)))
@@ -126,15 +119,15 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	for _, p := range procs {
 		t.Rows = append(t.Rows, []string{p.label, wall[p.key].Fmt(fInt), cpu[p.key].Fmt(fInt)})
 	}
-	ip, lp := ratio(wall["input"], wall["parquet"]), ratio(wall["lakecore"], wall["parquet"])
+	ip, lp := wall["input"].Over(wall["parquet"]), wall["lakecore"].Over(wall["parquet"])
 	r := Table{Header: []string{"Ratio (same run)", "wall time basis", "CPU time basis"}, Rows: [][]string{
-		{"paimon input / parquet-go", ip.Fmt(fRatio), ratio(cpu["input"], cpu["parquet"]).Fmt(fRatio)},
-		{"lakecore TableRead / parquet-go", lp.Fmt(fRatio), ratio(cpu["lakecore"], cpu["parquet"]).Fmt(fRatio)},
-		{"paimon input / (parquet-go + building the same messages)", ratio(wall["input"], wall["parquet-msg"]).Fmt(fRatio), ratio(cpu["input"], cpu["parquet-msg"]).Fmt(fRatio)},
+		{"paimon input / parquet-go", ip.Fmt(fRatio), cpu["input"].Over(cpu["parquet"]).Fmt(fRatio)},
+		{"lakecore TableRead / parquet-go", lp.Fmt(fRatio), cpu["lakecore"].Over(cpu["parquet"]).Fmt(fRatio)},
+		{"paimon input / (parquet-go + building the same messages)", wall["input"].Over(wall["parquet-msg"]).Fmt(fRatio), cpu["input"].Over(cpu["parquet-msg"]).Fmt(fRatio)},
 	}}
 	if _, ok := wall["java-proc"]; ok {
-		pj := ratio(wall["input-proc"], wall["java-proc"])
-		r.Rows = append(r.Rows, []string{"benthos-paimon process / Java Paimon process (whole processes, start-up included)", pj.Fmt(fRatio), ratio(cpu["input-proc"], cpu["java-proc"]).Fmt(fRatio)})
+		pj := wall["input-proc"].Over(wall["java-proc"])
+		r.Rows = append(r.Rows, []string{"benthos-paimon process / Java Paimon process (whole processes, start-up included)", pj.Fmt(fRatio), cpu["input-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
 		s.figure("ratio_process_java", pj.Median())
 	}
 	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer, and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
