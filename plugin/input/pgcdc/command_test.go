@@ -67,7 +67,12 @@ func TestCommandStatus(t *testing.T) {
 		CREATE TABLE shipments (id bigint PRIMARY KEY, carrier text);
 		CREATE PUBLICATION ` + slot + ` FOR TABLE orders, shipments WITH (publish = 'insert, update, delete')`)
 	db.Exec("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')")
-	db.Exec("INSERT INTO orders SELECT g, g FROM generate_series(1, 2000) g") // WAL the slot has not confirmed
+	// WAL the slot has not confirmed. The test server runs with
+	// synchronous_commit off, and pg_current_wal_lsn() is where WAL has been
+	// written, not inserted: this commit waits for its WAL, so that the
+	// positions read below are past the rows (with it off, a run read all
+	// three before the WAL writer had written them: 5,944 bytes).
+	db.Exec("SET synchronous_commit = on; INSERT INTO orders SELECT g, g FROM generate_series(1, 2000) g")
 
 	// Inactive: lag is pg_current_wal_lsn() - confirmed_flush_lsn, taken
 	// between two readings of the WAL position.
