@@ -43,7 +43,7 @@ func TestQuickReport(t *testing.T) {
 		"tail":           {"ratio_input_parquet", "ratio_lakecore_parquet"},
 		"planning":       {"plan_ms"},
 		"small-files":    {"files_before", "files_after"},
-		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s"},
+		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s", "ratio_write_java_unique", "ratio_write_pypaimon_unique", "ratio_bytes_java_unique", "ratio_bytes_pypaimon_unique", "ratio_read_java_unique", "lakecore_unique_bytes"},
 	}
 	for _, s := range r.Sections {
 		if s.Err != "" {
