@@ -79,7 +79,7 @@ func Row(n int64, partitions int) []any {
 // (tests/interop: AppendBench.java, python/peer_bench.py, --dataset unique)
 // reproduce every row bit for bit with 64-bit integer arithmetic alone:
 //
-//	user_id     h0 >> 44 (about a million distinct users)
+//	user_id     h0 >> 44 (below 2^20: 644,336 distinct in 1,000,000 rows)
 //	user        "u" + n + "-" + the 8 hex digits of h0's low 32 bits: unique
 //	amount      h1 >> 31 cents (0 to 85,899,345.91: DECIMAL(10, 2))
 //	country     Countries[(h2 >> 32) % 10]
@@ -90,7 +90,8 @@ func Row(n int64, partitions int) []any {
 // At 1,000,000 rows in 4 partitions a file's user dictionary would be about
 // 5 MiB, far past parquet-mr's 1 MiB dictionary page
 // (parquet.dictionary.page.size), so Java's writer falls back to PLAIN for
-// it, and event_time has 1,000,000 distinct values in no order.
+// it, and event_time has 999,519 distinct values in 1,000,000 rows, in no
+// order.
 
 // uniqueGolden is splitmix64's increment, 2^64 / φ.
 const uniqueGolden = 0x9E3779B97F4A7C15
