@@ -44,7 +44,7 @@ func TestQuickReport(t *testing.T) {
 		"planning":       {"plan_ms"},
 		"small-files":    {"files_before", "files_after"},
 		"pipeline":       {"added_us", "ratio_paimon_drop"},
-		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s"},
+		"peers":          {"ratio_write_pypaimon", "ratio_write_java", "ratio_bytes_java", "ratio_bytes_pypaimon", "ratio_read_pypaimon", "ratio_read_java", "java_write_rows_per_cpu_s", "pypaimon_read_rows_per_cpu_s", "ratio_write_java_unique", "ratio_write_pypaimon_unique", "ratio_bytes_java_unique", "ratio_bytes_pypaimon_unique", "ratio_read_java_unique", "lakecore_unique_bytes"},
 	}
 	if testenv.Required(testenv.RequireInterop) { // the JVM's tail, beside ours
 		want["tail"] = append(want["tail"], "ratio_process_java")

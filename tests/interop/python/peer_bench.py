@@ -1,10 +1,11 @@
 """pypaimon in the peers section of the benchmark report (tests/bench/peers.go).
 
     python peer_bench.py write --warehouse W --rows N [--partitions P] [--database D] [--table T]
+                               [--dataset payments|unique]
     python peer_bench.py read  --warehouse W --database D --table T
 
-write builds rows 1..N of the payment event of tests/bench/data.go in a pyarrow table (every value derived
-from n exactly as pqRowAt does), creates an append table with pypaimon's default options (bucket -1,
+write builds rows 1..N of the payment event of internal/paymentevent in a pyarrow table (every value derived
+from n exactly as its Row does, or with --dataset unique its UniqueRow: see unique_table), creates an append table with pypaimon's default options (bucket -1,
 parquet, zstd level 1) and times one batch write_arrow and commit of it. read times a full read (plan and
 to_arrow) of a table. Before the clock starts each does the same work once untimed (a write of a tenth of
 the rows into a table of its own, a full read of the table), as the Java side does. Each prints one JSON line: the rows, the wall seconds and the CPU seconds of the
@@ -43,15 +44,11 @@ def arrow_schema():
 
 
 def rows_table(rows, partitions):
-    """Rows 1..rows in id order, as data.go's pqRowAt(n, partitions) gives them."""
+    """Rows 1..rows in id order, as paymentevent.Row(n, partitions) gives them."""
     n = np.arange(1, rows + 1, dtype=np.int64)
     u = n * 7919 % 5000
     users = np.array(["user-%04d" % i for i in range(5000)], dtype=object)
-    unscaled = (n % 500) * 100 + n % 100
-    # decimal128 is 16 little-endian bytes: the unscaled value and its sign extension (0, as it is >= 0)
-    dec = np.zeros((rows, 2), dtype=np.int64)
-    dec[:, 0] = unscaled
-    amount = pa.Array.from_buffers(pa.decimal128(10, 2), rows, [None, pa.py_buffer(dec.tobytes())])
+    amount = _decimal((n % 500) * 100 + n % 100)
     dts = np.array(["d%03d" % i for i in range(partitions)], dtype=object)
     cols = [
         pa.array(n), pa.array(u), pa.array(users[u], type=pa.string()), amount,
@@ -61,6 +58,49 @@ def rows_table(rows, partitions):
         pa.array(dts[n % partitions], type=pa.string()),
     ]
     return pa.Table.from_arrays(cols, schema=arrow_schema())
+
+
+def _decimal(unscaled):
+    """A decimal128(10, 2) array of the non-negative int64 unscaled values."""
+    # decimal128 is 16 little-endian bytes: the unscaled value and its sign extension (0, as it is >= 0)
+    dec = np.zeros((len(unscaled), 2), dtype=np.int64)
+    dec[:, 0] = unscaled
+    return pa.Array.from_buffers(pa.decimal128(10, 2), len(unscaled), [None, pa.py_buffer(dec.tobytes())])
+
+
+_U64 = np.uint64
+
+
+def mix64(x):
+    """splitmix64 of each uint64 of x: paymentevent.Mix64 (numpy's uint64 arithmetic wraps as Go's does)."""
+    z = x + _U64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> _U64(30))) * _U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U64(27))) * _U64(0x94D049BB133111EB)
+    return z ^ (z >> _U64(31))
+
+
+def unique_table(rows, partitions):
+    """Rows 1..rows in id order, as paymentevent.UniqueRow(n, partitions) gives them: stream k of row n is
+    mix64(n << 2 | k)."""
+    n = np.arange(1, rows + 1, dtype=np.int64)
+    s = n.astype(np.uint64) << _U64(2)
+    h0, h1, h2, h3 = mix64(s), mix64(s | _U64(1)), mix64(s | _U64(2)), mix64(s | _U64(3))
+    low = (h0 & _U64(0xFFFFFFFF)).tolist()
+    users = ["u%d-%08x" % (i, h) for i, h in zip(n.tolist(), low)]
+    jitter = (h3 % _U64(60_000_000)).astype(np.int64) - 30_000_000
+    dts = np.array(["d%03d" % i for i in range(partitions)], dtype=object)
+    cols = [
+        pa.array(n), pa.array((h0 >> _U64(44)).astype(np.int64)), pa.array(users, type=pa.string()),
+        _decimal((h1 >> _U64(31)).astype(np.int64)),
+        pa.array(np.array(COUNTRIES, dtype=object)[((h2 >> _U64(32)) % _U64(10)).astype(np.intp)], type=pa.string()),
+        pa.array(np.array(METHODS, dtype=object)[(h2 & _U64(3)).astype(np.intp)], type=pa.string()),
+        pa.array(EPOCH_MICROS + n * 1000 + jitter, type=pa.timestamp("us")),
+        pa.array(dts[n % partitions], type=pa.string()),
+    ]
+    return pa.Table.from_arrays(cols, schema=arrow_schema())
+
+
+DATASETS = {"payments": rows_table, "unique": unique_table}
 
 
 def _catalog(args):
@@ -92,9 +132,10 @@ def cmd_write(args):
     catalog = _catalog(args)
     ident = "%s.%s" % (args.database, args.table)
     catalog.create_database(args.database, True)
-    _write(_create(catalog, ident + "_warmup"), rows_table(min(args.rows, max(1000, args.rows // 10)), args.partitions))
+    make = DATASETS[args.dataset]
+    _write(_create(catalog, ident + "_warmup"), make(min(args.rows, max(1000, args.rows // 10)), args.partitions))
     table = _create(catalog, ident)
-    data = rows_table(args.rows, args.partitions)
+    data = make(args.rows, args.partitions)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     _write(table, data)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
@@ -133,6 +174,7 @@ def _parser():
         if name == "write":
             s.add_argument("--rows", type=int, required=True)
             s.add_argument("--partitions", type=int, default=4)
+            s.add_argument("--dataset", choices=sorted(DATASETS), default="payments")
     return p
 
 

@@ -28,7 +28,7 @@ import org.apache.paimon.options.Options;
  * stream    --warehouse W --database D --table T [--mode M] [--snapshot N]   (bounded, {@link PkReader})
  * pk-bench  --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--runs R] [--reads K]
  * pk-upsert-bench --warehouse W [--database D] [--table T] [--rows N] [--buckets B] [--commits C] [--updates U] [--options k=v,k=v]
- * append-bench-write --warehouse W [--database D] [--table T] --rows N [--partitions P]   ({@link AppendBench})
+ * append-bench-write --warehouse W [--database D] [--table T] --rows N [--partitions P] [--dataset payments|unique]   ({@link AppendBench})
  * append-bench-read  --warehouse W --database D --table T
  * append-bench-tail  --warehouse W --database D --table T --rows N   (stream until N rows, {@link AppendTail})
  * canon-float   (stdin "f|d HEXBITS" lines -> canonical float text, for cross-checks)
@@ -211,12 +211,14 @@ public final class Main {
                 }
                 return;
             case "append-bench-write":
-                allow(flags, "warehouse", "database", "table", "rows", "partitions");
+                allow(flags, "warehouse", "database", "table", "rows", "partitions", "dataset");
                 flags.putIfAbsent("database", "bench");
                 flags.putIfAbsent("table", "events");
+                AppendBench.Dataset dataset = AppendBench.Dataset.of(flags.getOrDefault("dataset", "payments"));
                 try (Catalog c = catalog(flags)) {
                     long partitions = flags.containsKey("partitions") ? longFlag(flags, "partitions") : 4L;
-                    AppendBench.write(c, ident(flags), longFlag(flags, "rows", true), Math.toIntExact(partitions), out);
+                    AppendBench.write(c, ident(flags), longFlag(flags, "rows", true), Math.toIntExact(partitions), dataset,
+                            out);
                 }
                 return;
             case "append-bench-read":
