@@ -61,6 +61,12 @@ func NewCompressor(name string, zstdLevel int) (*Compressor, error) {
 				// field).
 				kzstd.WithZeroFrames(true),
 				kzstd.WithEncoderCRC(false),
+				// Entropy-code a block's literals even when it has no
+				// matches, as libzstd (Java's zstd-jni) does at every
+				// level: the fastest level skips that by default, which
+				// leaves a page of unique numbers (a PLAIN INT64 column)
+				// as large as its values.
+				kzstd.WithAllLitEntropyCompression(true),
 			)
 		}}
 		enc, err := c.newEncoder()
