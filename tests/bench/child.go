@@ -34,6 +34,9 @@ type childSpec struct {
 	Rows       int
 	Partitions int
 	BatchCount int
+	// MessageFormat is the tail's paimon input message_format; empty for
+	// its default (structured).
+	MessageFormat string `json:",omitempty"`
 }
 
 type childResult struct {
@@ -85,7 +88,11 @@ func childJob(ctx context.Context, s childSpec) (int64, error) {
 		return 1, st.run(ctx)
 	case "tail":
 		var n atomic.Int64
-		st := stream{input: tailInputYAML(s.Warehouse, nil), log: os.Stderr,
+		input := tailInputYAML(s.Warehouse, nil)
+		if s.MessageFormat != "" {
+			input += "  message_format: " + s.MessageFormat + "\n"
+		}
+		st := stream{input: input, log: os.Stderr,
 			consume: func(_ context.Context, b service.MessageBatch) error { n.Add(int64(len(b))); return nil }}
 		err := st.run(ctx)
 		return n.Load(), err

@@ -58,6 +58,9 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	}{{"input-proc", "benthos-paimon process: paimon input → counting consumer", func() (int64, time.Duration, error) {
 		r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh})
 		return r.Rows, r.ProcessCPU, err
+	}}, {"input-json-proc", "benthos-paimon process, `message_format: json`", func() (int64, time.Duration, error) {
+		r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh, MessageFormat: "json"})
+		return r.Rows, r.ProcessCPU, err
 	}}}
 	wantSum := int64(rows) * int64(rows+1) / 2
 	javaNote := ""
@@ -129,8 +132,9 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		pj := wall["input-proc"].Over(wall["java-proc"])
 		r.Rows = append(r.Rows, []string{"benthos-paimon process / Java Paimon process (whole processes, start-up included)", pj.Fmt(fRatio), cpu["input-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
 		s.figure("ratio_process_java", pj.Median())
+		r.Rows = append(r.Rows, []string{"the same with `message_format: json` / Java Paimon process", wall["input-json-proc"].Over(wall["java-proc"]).Fmt(fRatio), cpu["input-json-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
 	}
-	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer, and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
+	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer (with its default structured messages, and with `+"`message_format: json`"+`, whose messages are the rows' JSON text), and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
 	s.Tables = []Table{t, r}
 	s.figure("ratio_input_parquet", ip.Median())
 	s.figure("ratio_lakecore_parquet", lp.Median())
