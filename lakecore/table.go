@@ -27,9 +27,7 @@ type Table struct {
 	snapshots *snapshot.Manager
 	consumers *snapshot.ConsumerManager
 	planner   *scan.Planner
-	// buffers serve the data files of every writer the table makes (an
-	// application making a writer per commit would otherwise start each
-	// file's buffers and zstd encoder afresh).
+	// buffers serve the data files of every writer made with WriteOptions.
 	buffers *datafile.WriteBuffers
 
 	mu     sync.RWMutex

@@ -29,12 +29,14 @@ func (t *Table) NewWriter(ctx context.Context) (*write.TableWriter, error) {
 		return nil, err
 	}
 	s := t.Schema()
-	return write.NewTableWriter(t.fio, t.path, s, t.writeOptions(s), t.sequenceRestorer())
+	return write.NewTableWriter(t.fio, t.path, s, t.WriteOptions(s), t.sequenceRestorer())
 }
 
-// writeOptions returns the options of s with the table's buffers, shared
-// by every writer it makes.
-func (t *Table) writeOptions(s *schema.TableSchema) write.Options {
+// WriteOptions returns the options a writer of rows of s (the table's
+// schema or a later one) takes: write.OptionsFromSchema, with buffers and
+// zstd encoders the table shares among every writer made with them, so
+// that a writer per commit does not start them afresh.
+func (t *Table) WriteOptions(s *schema.TableSchema) write.Options {
 	o := write.OptionsFromSchema(s)
 	o.Buffers = t.buffers
 	return o
@@ -57,7 +59,7 @@ func (t *Table) NewKeyValueWriter(ctx context.Context) (*write.KeyValueWriter, e
 		return nil, fmt.Errorf("write changes to %s.%s: %w: the table has no primary key; use NewWriter", t.db, t.name, ErrUnsupported)
 	}
 	live := newLiveFiles(t)
-	w, err := write.NewKeyValueWriter(t.fio, t.path, s, t.writeOptions(s), live.files)
+	w, err := write.NewKeyValueWriter(t.fio, t.path, s, t.WriteOptions(s), live.files)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ type WriterOptions struct {
 	StatsModes []schema.StatsMode
 	// Buffers, when set, recycles the buffers of the first rows of a file
 	// (see Writer) for the next file; writers open at the same time may
-	// share one. nil allocates them for each file.
+	// share one. nil gives the file buffers of its own.
 	Buffers *WriteBuffers
 	// RowGroupSize is the buffered size at which a row group is flushed
 	// (parquet.block.size); 0 means DefaultRowGroupSize. A writer holds
@@ -176,6 +176,10 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 			return nil, err
 		}
 	}
+	buffers := o.Buffers
+	if buffers == nil {
+		buffers = NewWriteBuffers() // the file's own
+	}
 	modes := o.StatsModes
 	if modes == nil {
 		modes = make([]schema.StatsMode, len(fields))
@@ -214,11 +218,11 @@ func NewWriter(w io.Writer, fields []types.DataField, o WriterOptions) (*Writer,
 		schema:        s,
 		fields:        fields,
 		codec:         comp.codec,
-		out:           &outputWriter{bw: o.Buffers.bufWriter(w)},
+		out:           &outputWriter{bw: buffers.bufWriter(w)},
 		batch:         make([][]parquet.Value, len(s.leaves)),
 		batchLimit:    probeRows(len(s.leaves)),
 		held:          make([]*heldValues, len(s.leaves)),
-		buffers:       o.Buffers,
+		buffers:       buffers,
 		batchMaxBytes: dictionaryPageBytes * int64(len(s.leaves)),
 		marks:         make([]int, len(s.leaves)),
 		rowGroupSize:  rgSize,

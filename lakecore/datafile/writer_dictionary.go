@@ -109,9 +109,11 @@ func (b *WriteBuffers) Compressor(name string, zstdLevel int) (*Compressor, erro
 	return c, nil
 }
 
-// pop removes the last element of *list and returns it; ok is false when
-// the list is empty.
-func pop[T any](list *[]T) (v T, ok bool) {
+// take removes the buffer last returned to *list, one of b's free lists,
+// and uncounts its size; ok is false when the list is empty.
+func take[T any](b *WriteBuffers, list *[]T, size func(T) int) (v T, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	n := len(*list)
 	if n == 0 {
 		return v, false
@@ -120,139 +122,82 @@ func pop[T any](list *[]T) (v T, ok bool) {
 	var zero T
 	(*list)[n-1] = zero // not to keep it alive from the array
 	*list = (*list)[:n-1]
+	b.kept -= size(v)
 	return v, true
 }
 
-// keep reports whether size more bytes fit in the free lists and counts
-// them if so; b.mu is held.
-func (b *WriteBuffers) keep(size int) bool {
-	if b.kept+size > writeBuffersKeep {
-		return false
+// give returns v, of size bytes, to *list, one of b's free lists, unless
+// that would keep more than writeBuffersKeep bytes.
+func give[T any](b *WriteBuffers, list *[]T, v T, size int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.kept+size <= writeBuffersKeep {
+		b.kept += size
+		*list = append(*list, v)
 	}
-	b.kept += size
-	return true
 }
 
 // held returns an empty heldValues for leaf column column, recycled when
 // it can; putHeld takes it back.
 func (b *WriteBuffers) held(column int, levels bool) *heldValues {
-	var h *heldValues
-	if b != nil {
-		b.mu.Lock()
-		if x, ok := pop(&b.helds); ok {
-			h = x
-			b.kept -= h.capacity()
-		}
-		b.mu.Unlock()
-	}
-	if h == nil {
+	h, ok := take(b, &b.helds, (*heldValues).capacity)
+	if !ok {
 		h = &heldValues{}
 	}
 	h.reset(column, levels)
 	return h
 }
 
-func (b *WriteBuffers) putHeld(h *heldValues) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	if b.keep(h.capacity()) {
-		b.helds = append(b.helds, h)
-	}
-	b.mu.Unlock()
-}
+func (b *WriteBuffers) putHeld(h *heldValues) { give(b, &b.helds, h, h.capacity()) }
 
 // set returns an empty distinctSet, recycled when it can; putSet takes it
 // back.
 func (b *WriteBuffers) set() *distinctSet {
-	var s *distinctSet
-	if b != nil {
-		b.mu.Lock()
-		if x, ok := pop(&b.sets); ok {
-			s = x
-			b.kept -= s.capacity()
-		}
-		b.mu.Unlock()
+	if s, ok := take(b, &b.sets, (*distinctSet).capacity); ok {
+		return s
 	}
-	if s == nil {
-		s = &distinctSet{}
-	}
-	return s
+	return &distinctSet{}
 }
 
 func (b *WriteBuffers) putSet(s *distinctSet) {
-	if b == nil {
-		return
-	}
 	s.reset(0)
 	clear(s.bytes[:cap(s.bytes)]) // the caller's strings
-	b.mu.Lock()
-	if b.keep(s.capacity()) {
-		b.sets = append(b.sets, s)
-	}
-	b.mu.Unlock()
+	give(b, &b.sets, s, s.capacity())
 }
 
 // bufWriter returns a writer to w buffering outputBufferSize bytes,
 // recycled when it can; putBufWriter takes it back, flushed.
 func (b *WriteBuffers) bufWriter(w io.Writer) *bufio.Writer {
-	if b != nil {
-		b.mu.Lock()
-		if bw, ok := pop(&b.outs); ok {
-			b.kept -= outputBufferSize
-			b.mu.Unlock()
-			bw.Reset(w)
-			return bw
-		}
-		b.mu.Unlock()
+	if bw, ok := take(b, &b.outs, func(*bufio.Writer) int { return outputBufferSize }); ok {
+		bw.Reset(w)
+		return bw
 	}
 	return bufio.NewWriterSize(w, outputBufferSize)
 }
 
 func (b *WriteBuffers) putBufWriter(bw *bufio.Writer) {
-	if b == nil {
-		return
-	}
 	bw.Reset(nil) // not to keep the file
-	b.mu.Lock()
-	if b.keep(outputBufferSize) {
-		b.outs = append(b.outs, bw)
-	}
-	b.mu.Unlock()
+	give(b, &b.outs, bw, outputBufferSize)
 }
 
 // get returns n zero values, recycled when it can (every caller asks for
 // writeBatchRows, so a recycled slice too small is dropped).
 func (b *WriteBuffers) get(n int) []parquet.Value {
-	var v []parquet.Value
-	if b != nil {
-		b.mu.Lock()
-		if x, ok := pop(&b.values); ok {
-			v = x
-			b.kept -= cap(v) * valueSize
-		}
-		b.mu.Unlock()
+	if v, ok := take(b, &b.values, valuesSize); ok && cap(v) >= n {
+		return v[:n]
 	}
-	if cap(v) < n {
-		return make([]parquet.Value, n)
-	}
-	return v[:n]
+	return make([]parquet.Value, n)
 }
 
 // put takes back v, of which the first used (plus one: a rejected row's)
 // values were set; they are cleared so as not to keep the caller's strings.
 func (b *WriteBuffers) put(v []parquet.Value, used int) {
-	if b == nil {
-		return
-	}
 	clear(v[:min(used+1, len(v))])
-	b.mu.Lock()
-	if b.keep(cap(v) * valueSize) {
-		b.values = append(b.values, v[:0])
-	}
-	b.mu.Unlock()
+	give(b, &b.values, v[:0], valuesSize(v))
 }
+
+// valuesSize returns the bytes of v's array.
+func valuesSize(v []parquet.Value) int { return cap(v) * valueSize }
 
 // valueSize is the size of a parquet.Value.
 const valueSize = int(unsafe.Sizeof(parquet.Value{}))

@@ -358,15 +358,6 @@ func perRow(n int, s Sample) Sample {
 	return out
 }
 
-// div is a/b run by run: a ratio inside each run.
-func div(a, b Sample) Sample {
-	out := make(Sample, len(a))
-	for i := range a {
-		out[i] = a[i] / b[i]
-	}
-	return out
-}
-
 func measurePeers(ctx context.Context, e *Env) (*Section, error) {
 	o, err := findPeerOracles()
 	if err != nil {
@@ -456,24 +447,24 @@ func measurePeers(ctx context.Context, e *Env) (*Section, error) {
 		reads.Rows = append(reads.Rows, []string{r.label, peerLibs[0].label + ", near-unique rows", uReadWall[r.key].Fmt(fInt), uReadCPU[r.key].Fmt(fInt)})
 	}
 	ratios := Table{Header: []string{"Ratio (same run), lakecore / peer", "wall time basis", "CPU time basis"}}
-	for _, p := range peerLibs[1:] {
-		w := div(writes.wall[p.key], writes.wall["lakecore"])
-		c := div(writes.cpu[p.key], writes.cpu["lakecore"])
-		ratios.Rows = append(ratios.Rows, []string{"write rows / " + p.label, w.Fmt(fRatio), c.Fmt(fRatio)})
-		s.figure("ratio_write_"+p.key+"_wall", w.Median())
-		s.figure("ratio_write_"+p.key, c.Median())
-	}
-	for _, p := range peerLibs[1:] {
-		w := div(uwrites.wall[p.key], uwrites.wall["lakecore"])
-		c := div(uwrites.cpu[p.key], uwrites.cpu["lakecore"])
-		ratios.Rows = append(ratios.Rows, []string{"write rows / " + p.label + ", near-unique rows", w.Fmt(fRatio), c.Fmt(fRatio)})
-		s.figure("ratio_write_"+p.key+"_unique_wall", w.Median())
-		s.figure("ratio_write_"+p.key+"_unique", c.Median())
+	// The datasets' writes, each with its labels' and figures' suffixes.
+	datasets := []struct {
+		writes        *peerWrites
+		label, suffix string
+	}{{&writes, "", ""}, {&uwrites, ", near-unique rows", "_unique"}}
+	for _, d := range datasets {
+		for _, p := range peerLibs[1:] {
+			w := d.writes.wall[p.key].Over(d.writes.wall["lakecore"])
+			c := d.writes.cpu[p.key].Over(d.writes.cpu["lakecore"])
+			ratios.Rows = append(ratios.Rows, []string{"write rows / " + p.label + d.label, w.Fmt(fRatio), c.Fmt(fRatio)})
+			s.figure("ratio_write_"+p.key+d.suffix+"_wall", w.Median())
+			s.figure("ratio_write_"+p.key+d.suffix, c.Median())
+		}
 	}
 	for _, p := range peerLibs[1:] {
 		for _, t := range peerLibs {
 			lk, pk := key{"lakecore", t.key}, key{p.key, t.key}
-			w, c := div(readWall[lk], readWall[pk]), div(readCPU[lk], readCPU[pk])
+			w, c := readWall[lk].Over(readWall[pk]), readCPU[lk].Over(readCPU[pk])
 			ratios.Rows = append(ratios.Rows, []string{fmt.Sprintf("full read rows / %s, both reading %s's table", p.label, t.label), w.Fmt(fRatio), c.Fmt(fRatio)})
 			if t.key == "lakecore" {
 				s.figure("ratio_read_"+p.key+"_wall", w.Median())
@@ -482,24 +473,17 @@ func measurePeers(ctx context.Context, e *Env) (*Section, error) {
 		}
 	}
 	for _, p := range peerLibs[1:] {
-		w, c := div(uReadWall["lakecore"], uReadWall[p.key]), div(uReadCPU["lakecore"], uReadCPU[p.key])
+		w, c := uReadWall["lakecore"].Over(uReadWall[p.key]), uReadCPU["lakecore"].Over(uReadCPU[p.key])
 		ratios.Rows = append(ratios.Rows, []string{fmt.Sprintf("full read rows / %s, both reading lakecore's table of near-unique rows", p.label), w.Fmt(fRatio), c.Fmt(fRatio)})
 		s.figure("ratio_read_"+p.key+"_unique_wall", w.Median())
 		s.figure("ratio_read_"+p.key+"_unique", c.Median())
 	}
 	sizes := Table{Header: []string{"Ratio (same run), lakecore / peer", "data bytes"}}
-	for _, w := range []struct {
-		writes *peerWrites
-		suffix string
-	}{{&writes, ""}, {&uwrites, "_unique"}} {
+	for _, d := range datasets {
 		for _, p := range peerLibs[1:] {
-			b := div(w.writes.bytes["lakecore"], w.writes.bytes[p.key])
-			label := "data bytes / " + p.label
-			if w.suffix != "" {
-				label += ", near-unique rows"
-			}
-			sizes.Rows = append(sizes.Rows, []string{label, b.Fmt(fRatio)})
-			s.figure("ratio_bytes_"+p.key+w.suffix, b.Median())
+			b := d.writes.bytes["lakecore"].Over(d.writes.bytes[p.key])
+			sizes.Rows = append(sizes.Rows, []string{"data bytes / " + p.label + d.label, b.Fmt(fRatio)})
+			s.figure("ratio_bytes_"+p.key+d.suffix, b.Median())
 		}
 	}
 	for _, l := range peerLibs {

@@ -98,6 +98,3 @@ func measurePipeline(ctx context.Context, e *Env) (*Section, error) {
 	})
 	return s, nil
 }
-
-// fUs formats microseconds.
-func fUs(v float64) string { return fmt.Sprintf("%.2f", v) }

@@ -168,6 +168,9 @@ func fDur(d time.Duration) string { return fMs(ms(d)) + " ms" }
 
 func fSec(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
+// fUs formats microseconds.
+func fUs(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
 func fBytes(v float64) string {
 	switch {
 	case v >= 1<<30:

@@ -52,16 +52,20 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 	// Whole processes, start-up included: benthos-paimon (this binary as a
 	// child, the paimon input into a counting consumer) and Java Paimon's
 	// stream read (tests/interop's AppendTail), when its JVM is there.
-	procs := []struct {
+	type process struct {
 		key, label string
-		run        func() (int64, time.Duration, error)
-	}{{"input-proc", "benthos-paimon process: paimon input → counting consumer", func() (int64, time.Duration, error) {
-		r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh})
-		return r.Rows, r.ProcessCPU, err
-	}}, {"input-json-proc", "benthos-paimon process, `message_format: json`", func() (int64, time.Duration, error) {
-		r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh, MessageFormat: "json"})
-		return r.Rows, r.ProcessCPU, err
-	}}}
+		run        func() (rows int64, cpu time.Duration, err error)
+	}
+	child := func(format string) func() (int64, time.Duration, error) {
+		return func() (int64, time.Duration, error) {
+			r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh, MessageFormat: format})
+			return r.Rows, r.ProcessCPU, err
+		}
+	}
+	procs := []process{
+		{"input-proc", "benthos-paimon process: paimon input → counting consumer", child("")},
+		{"input-json-proc", "benthos-paimon process, `message_format: json`", child("json")},
+	}
 	wantSum := int64(rows) * int64(rows+1) / 2
 	javaNote := ""
 	if o, err := findPeerOracles(); err != nil {
@@ -70,10 +74,7 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		}
 		javaNote = fmt.Sprintf(" The JVM's tail was not measured: %v (%s=1 makes this a failure).", err, testenv.RequireInterop)
 	} else {
-		procs = append(procs, struct {
-			key, label string
-			run        func() (int64, time.Duration, error)
-		}{"java-proc", "Java Paimon 1.4.2 process: stream scan and read (JVM start-up included)", func() (int64, time.Duration, error) {
+		procs = append(procs, process{"java-proc", "Java Paimon 1.4.2 process: stream scan and read (JVM start-up included)", func() (int64, time.Duration, error) {
 			r, err := o.run(ctx, "java", "append-bench-tail", "--warehouse", wh, "--database", "bench", "--table", "events", "--rows", strconv.Itoa(rows))
 			if err == nil && (r.Rows != int64(rows) || r.IDSum != wantSum) {
 				err = fmt.Errorf("read %d rows with id sum %d, want %d and %d", r.Rows, r.IDSum, rows, wantSum)

@@ -16,7 +16,6 @@ import (
 	"github.com/benthos-paimon/benthos-paimon/internal/boxes"
 	"github.com/benthos-paimon/benthos-paimon/lakecore"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/commit"
-	"github.com/benthos-paimon/benthos-paimon/lakecore/datafile"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/kv"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/mergetree"
 	"github.com/benthos-paimon/benthos-paimon/lakecore/schema"
@@ -41,9 +40,6 @@ type tableSink struct {
 	committer *groupCommitter
 	maint     *maintainer
 	decoder   *cdcformat.Decoder // nil without cdc_format
-	// buffers serve the data files of every batch's writer (a writer per
-	// batch would otherwise start each file's first-row buffers afresh).
-	buffers *datafile.WriteBuffers
 
 	// state is the schema rows are written with and its converter; it is
 	// replaced (under evolveMu) when schema evolution adds columns.
@@ -144,8 +140,7 @@ func openSink(ctx context.Context, cat *lakecore.Catalog, conf Config, ct Create
 		log.Infof("Continuing commit user %q of table %s after identifier %d (snapshot %d)",
 			conf.CommitUser, t, latest.CommitIdentifier, latest.ID)
 	}
-	k := &tableSink{conf: conf, opts: opts, log: log, met: met, tbl: tbl, seq: newSequenceAllocator(tbl),
-		buffers: datafile.NewWriteBuffers()}
+	k := &tableSink{conf: conf, opts: opts, log: log, met: met, tbl: tbl, seq: newSequenceAllocator(tbl)}
 	if conf.CDCFormat != "" {
 		if k.decoder, err = cdcformat.NewDecoder(conf.CDCFormat); err != nil {
 			return nil, err
@@ -439,7 +434,7 @@ func (k *tableSink) writeAppend(ctx context.Context, st *writeState, changes [][
 		defer k.seq.writeMu.Unlock()
 		restore = k.seq.restorer()
 	}
-	w, err := write.NewTableWriter(fio, k.tbl.Path(), st.schema, k.writeOptions(st), restore)
+	w, err := write.NewTableWriter(fio, k.tbl.Path(), st.schema, k.tbl.WriteOptions(st.schema), restore)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
 	}
@@ -467,7 +462,7 @@ func (k *tableSink) writeKeyValue(ctx context.Context, st *writeState, changes [
 	// No file restorer: without compaction the writer needs no levels, and
 	// the sequence floor already knows the committed numbers (read once per
 	// snapshot, not once per batch).
-	w, err := write.NewKeyValueWriter(fio, k.tbl.Path(), st.schema, k.writeOptions(st), nil)
+	w, err := write.NewKeyValueWriter(fio, k.tbl.Path(), st.schema, k.tbl.WriteOptions(st.schema), nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("write to table %s: %w", k.conf.Table, err)
 	}
@@ -479,14 +474,6 @@ func (k *tableSink) writeKeyValue(ctx context.Context, st *writeState, changes [
 	}
 	k.seq.record(msgs)
 	return newCommitRequest(msgs), fio.created(), nil
-}
-
-// writeOptions returns the options of a batch's writer: the table's, with
-// the sink's buffers.
-func (k *tableSink) writeOptions(st *writeState) write.Options {
-	o := write.OptionsFromSchema(st.schema)
-	o.Buffers = k.buffers
-	return o
 }
 
 // preparer is what writeRows needs of a TableWriter or KeyValueWriter.
