@@ -116,7 +116,9 @@ func TestJSONMessageMatchesStructured(t *testing.T) {
 func TestAppendJSONString(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pieces := []string{"a", "Z", " ", "\"", "\\", "\x00", "\x1f", "\x7f", "\b", "\f", "\n", "\r", "\t", "<", ">", "&", "é", "✓", "🎉",
-		"\u2028", "\u2029", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80"}
+		"\u2028", "\u2029", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+		// Longer runs of bytes copied as they are, between the others.
+		"plain-text", "0123456", "~}|{!#$%&'()*+,-./", "user-4321@example.com"}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -138,6 +140,27 @@ func TestAppendJSONString(t *testing.T) {
 			t.Fatalf("%q (valid UTF-8 %v): got %s, want %s", s, utf8.ValidString(s), got, want)
 		}
 	}
+}
+
+// FuzzAppendJSONString: any bytes quote as encoding/json quotes them with
+// HTML escaping off.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length", "a\"b\\c\x00d\x1fe\x7f", "é✓🎉\u2028\u2029", "\xff\xc3\xe2\x80 \xed\xa0\x80"} {
+		f.Add(s)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	f.Fuzz(func(t *testing.T, s string) {
+		buf.Reset()
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(buf.String(), "\n")
+		if got := string(appendJSONString(nil, s)); got != want {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
 }
 
 // TestAppendJSONFloat: random float64 bit patterns and magnitudes format
