@@ -43,6 +43,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		AutoReplayNacks:   true,
 		Changelog:         true,
 		MessageFormat:     MessageFormatStructured,
+		MetadataKeys:      AllMetadataKeys,
 		Shard:             scan.Shard{Count: 1},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -75,6 +76,7 @@ on_expired: earliest
 auto_replay_nacks: false
 changelog: false
 message_format: json
+metadata_keys: [ operation, paimon_snapshot_id ]
 shard: { count: 3, index: 2 }
 `)
 	if err != nil {
@@ -85,8 +87,15 @@ shard: { count: 3, index: 2 }
 	}
 	if c.DiscoveryInterval != 100*time.Millisecond || c.ConsumerID != "orders-tail" || !c.Bounded ||
 		c.BatchSize != 500 || !c.ReadOverwrite || c.OnExpired != OnExpiredEarliest || c.AutoReplayNacks ||
-		c.Changelog || c.MessageFormat != MessageFormatJSON || c.Shard != (scan.Shard{Count: 3, Index: 2}) {
+		c.Changelog || c.MessageFormat != MessageFormatJSON || c.MetadataKeys != metaOperation|metaSnapshotID ||
+		c.Shard != (scan.Shard{Count: 3, Index: 2}) {
 		t.Errorf("config %+v", c)
+	}
+	if got := c.MetadataKeys.Names(); !reflect.DeepEqual(got, []string{"paimon_snapshot_id", "operation"}) {
+		t.Errorf("metadata keys %v", got)
+	}
+	if c, err := parse(t, "warehouse: /lake\ntable: t\nmetadata_keys: []\n"); err != nil || c.MetadataKeys != 0 {
+		t.Errorf("metadata_keys: [] gives %v, %v; want none", c.MetadataKeys.Names(), err)
 	}
 	if got := c.Consumer(); got != "orders-tail-shard-2-of-3" {
 		t.Errorf("sharded consumer id %q, want orders-tail-shard-2-of-3", got)
@@ -166,6 +175,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{base + "columns: [ '' ]\n", "must not be empty"},
 		{base + "on_expired: skip\n", `on_expired "skip" is not error or earliest`},
 		{base + "message_format: bytes\n", `message_format "bytes" is not structured or json`},
+		{base + "metadata_keys: [ paimon_row, paimon_offset ]\n", `metadata_keys: metadata key "paimon_offset" is not one of paimon_snapshot_id, ` +
+			`paimon_commit_kind, paimon_commit_time, paimon_partition, paimon_bucket, paimon_file, paimon_row, paimon_row_kind, operation`},
 		{base + "partition_filter: dt\n", "partition_filter: expected a map of partition key to value(s), or a list of such maps, got a string"},
 		{base + "partition_filter: []\n", "an empty list matches no partition"},
 		{base + "partition_filter: [ dt ]\n", "partition_filter[0]: expected a map"},

@@ -99,14 +99,19 @@ func reportRows(b *testing.B, rows int, cpuStart time.Duration) {
 
 // tailOnce reads the whole table through the paimon input without Benthos
 // (Connect, then ReadBatch and ack until ErrEndOfInput) and returns the rows.
-func tailOnce(b *testing.B, wh string) int { return tailFormat(b, wh, MessageFormatStructured, false) }
+func tailOnce(b *testing.B, wh string) int { return tailWith(b, wh, "", false) }
 
 // tailFormat is tailOnce with message_format format; with write, each
 // message's bytes are taken as an output that writes messages out (file,
 // kafka, ...) takes them: for a structured message, its JSON encoding.
 func tailFormat(b *testing.B, wh string, format MessageFormat, write bool) int {
+	return tailWith(b, wh, "message_format: "+string(format)+"\n", write)
+}
+
+// tailWith is tailFormat with the input's fields extra (YAML lines).
+func tailWith(b *testing.B, wh, extra string, write bool) int {
 	ctx := context.Background()
-	conf, err := ConfigSpec().ParseYAML(fmt.Sprintf("warehouse: %s\ntable: events\nscan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\nmessage_format: %s\n", wh, format), nil)
+	conf, err := ConfigSpec().ParseYAML(fmt.Sprintf("warehouse: %s\ntable: events\nscan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\n%s", wh, extra), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -277,6 +282,9 @@ const benchSnapshots, benchPerSnapshot = 10, 50000
 //   - input: the paimon input end to end without Benthos: planning,
 //     reading, and one structured message with seven metadata values per
 //     row (rendered by one worker per CPU);
+//   - input-bare, input-json, input-json-bare: the same with
+//     metadata_keys: [] (no metadata), with message_format: json, and with
+//     both;
 //   - tableread: lakecore's split reader alone (rows as []any);
 //   - parquet-go: parquet-go's GenericReader reading the same data files
 //     into structs, the baseline (target: input >= 0.7x its rows/s).
@@ -292,7 +300,9 @@ func BenchmarkTail(b *testing.B) {
 		read func() int
 	}{
 		{"input", func() int { return tailOnce(b, wh) }},
+		{"input-bare", func() int { return tailWith(b, wh, "metadata_keys: []\n", false) }},
 		{"input-json", func() int { return tailFormat(b, wh, MessageFormatJSON, false) }},
+		{"input-json-bare", func() int { return tailWith(b, wh, "message_format: json\nmetadata_keys: []\n", false) }},
 		{"tableread", func() int { return tableReadOnce(b, wh) }},
 		{"parquet-go", func() int { return parquetGoOnce(b, files, nil) }},
 		{"parquet-go-messages", func() int { return parquetGoOnce(b, files, eventMessages) }},

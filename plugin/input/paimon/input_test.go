@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -77,6 +78,60 @@ func testReadBatchMetadata(t *testing.T, format string) {
 	defer cancel()
 	if _, _, err := in.ReadBatch(ctx); !errors.Is(err, service.ErrEndOfInput) {
 		t.Fatalf("bounded read after the last snapshot: %v, want ErrEndOfInput", err)
+	}
+}
+
+// TestReadBatchMetadataKeys: with metadata_keys, the input's messages
+// carry only the keys listed (none for []), and it still reads every row,
+// acknowledges and ends as with every key.
+func TestReadBatchMetadataKeys(t *testing.T) {
+	for _, c := range []struct {
+		keys string
+		want []string
+	}{
+		{"[ paimon_row, paimon_snapshot_id ]", []string{"paimon_row", "paimon_snapshot_id"}},
+		{"[]", nil},
+	} {
+		tt := newTestTable(t, []string{"dt"}, nil)
+		tt.appendRows(row("2024-05-30", "eu", 1), row("2024-05-30", "us", 2))
+		tt.appendRows(row("2024-05-31", "eu", 3))
+		in := newInput(t, tt.yaml("scan_mode: from-snapshot\nscan_snapshot_id: 1\nbounded: true\nmetadata_keys: "+c.keys+"\n"))
+		if err := in.Connect(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var rows []string
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			b, ack, err := in.ReadBatch(ctx)
+			cancel()
+			if errors.Is(err, service.ErrEndOfInput) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: after %d messages: %v", c.keys, len(rows), err)
+			}
+			for _, m := range b {
+				var keys []string
+				_ = m.MetaWalkMut(func(k string, _ any) error { keys = append(keys, k); return nil })
+				slices.Sort(keys)
+				if !slices.Equal(keys, c.want) {
+					t.Errorf("metadata_keys %s: message has %v", c.keys, keys)
+				}
+				raw, err := m.AsBytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows = append(rows, string(raw))
+			}
+			if err := ack(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in.Close(context.Background())
+		if want := []string{`{"dt":"2024-05-30","id":1,"msg":"m1","region":"eu"}`, `{"dt":"2024-05-30","id":2,"msg":"m2","region":"us"}`,
+			`{"dt":"2024-05-31","id":3,"msg":"m3","region":"eu"}`}; !slices.Equal(rows, want) {
+			t.Errorf("metadata_keys %s: rows %v, want %v", c.keys, rows, want)
+		}
 	}
 }
 

@@ -58,7 +58,7 @@ func TestJSONMessageMatchesStructured(t *testing.T) {
 	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
 		Bucket: 3, File: "data-x-0.parquet"}
 	structured, asJSON := newMessageBuilder(fields, false), newMessageBuilder(fields, true)
-	mv := newMetaValues(meta, false)
+	mv := newMetaValues(meta, false, AllMetadataKeys)
 	var ss, js rowScratch
 	var wants, gots []*service.Message
 	for n := range 40 { // several chunks

@@ -3,6 +3,7 @@ package paimon
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -57,6 +58,8 @@ func newMessageBuilder(fields []types.DataField, asJSON bool) *messageBuilder {
 // It is read by several workers at once and never changed once made.
 type metaValues struct {
 	snapshot, kind, time, partition, bucket, file any
+	// keys are the metadata keys set (metadata_keys).
+	keys MetadataKeys
 	// byKind, for a primary-key table's rows, holds for each valid row
 	// kind a message with all that metadata set (paimon_row 0): a row's
 	// message is a copy of it with paimon_row set. Nine keys overflow the
@@ -68,9 +71,10 @@ type metaValues struct {
 	byKind [4]*service.Message
 }
 
-// newMetaValues boxes m's values except Row; keyed (a primary-key table,
-// rows with row kinds) also makes the row-kind templates.
-func newMetaValues(m rowconv.RowMeta, keyed bool) *metaValues {
+// newMetaValues boxes m's values except Row, for messages with the
+// metadata keys of keys; keyed (a primary-key table, rows with row kinds)
+// also makes the row-kind templates.
+func newMetaValues(m rowconv.RowMeta, keyed bool, keys MetadataKeys) *metaValues {
 	mv := &metaValues{
 		snapshot:  m.SnapshotID,
 		kind:      m.CommitKind,
@@ -78,34 +82,53 @@ func newMetaValues(m rowconv.RowMeta, keyed bool) *metaValues {
 		partition: m.Partition,
 		bucket:    int64(m.Bucket),
 		file:      m.File,
+		keys:      keys,
 	}
-	if keyed {
+	// Templates pay when they hold more keys than Benthos' first map
+	// holds (see byKind).
+	if keyed && bits.OnesCount16(uint16(keys)) > 8 {
 		for k := range mv.byKind {
 			msg := service.NewMessage(nil)
 			mv.set(msg, int64(0))
-			setRowKind(msg, kv.RowKind(k))
+			mv.setRowKind(msg, kv.RowKind(k))
 			mv.byKind[k] = msg
 		}
 	}
 	return mv
 }
 
-// set sets the metadata of rowconv.RowMeta.Apply: mv's and row.
+// set sets the metadata of rowconv.RowMeta.Apply that mv.keys holds: mv's
+// and row.
 func (mv *metaValues) set(msg *service.Message, row any) {
-	msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
-	msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
-	msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
-	msg.MetaSetMut(rowconv.MetaPartition, mv.partition)
-	msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
-	msg.MetaSetMut(rowconv.MetaFile, mv.file)
-	msg.MetaSetMut(rowconv.MetaRow, row)
+	if mv.keys&metaSnapshotID != 0 {
+		msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
+	}
+	if mv.keys&metaCommitKind != 0 {
+		msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
+	}
+	if mv.keys&metaCommitTime != 0 {
+		msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
+	}
+	if mv.keys&metaPartition != 0 {
+		msg.MetaSetMut(rowconv.MetaPartition, mv.partition)
+	}
+	if mv.keys&metaBucket != 0 {
+		msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
+	}
+	if mv.keys&metaFile != 0 {
+		msg.MetaSetMut(rowconv.MetaFile, mv.file)
+	}
+	if mv.keys&metaRow != 0 {
+		msg.MetaSetMut(rowconv.MetaRow, row)
+	}
 }
 
 // noKind is the kind of a row without one (an append table's).
 const noKind kv.RowKind = -128
 
 // newMessage returns an empty message with the metadata of the row at pos
-// of mv's file, and the row-kind metadata of kind unless it is noKind.
+// of mv's file, and the row-kind metadata of kind unless it is noKind:
+// those of mv.keys.
 func (mv *metaValues) newMessage(pos int64, kind kv.RowKind, slab *boxes.Slab) *service.Message {
 	if kind.Valid() && mv.byKind[kind] != nil {
 		msg := mv.byKind[kind].Copy()
@@ -113,9 +136,16 @@ func (mv *metaValues) newMessage(pos int64, kind kv.RowKind, slab *boxes.Slab) *
 		return msg
 	}
 	msg := service.NewMessage(nil)
-	mv.set(msg, slab.Int64(pos))
+	if mv.keys == 0 {
+		return msg
+	}
+	var row any
+	if mv.keys&metaRow != 0 {
+		row = slab.Int64(pos)
+	}
+	mv.set(msg, row)
 	if kind != noKind {
-		setRowKind(msg, kind)
+		mv.setRowKind(msg, kind)
 	}
 	return msg
 }
@@ -272,10 +302,13 @@ func appendDigits(b []byte, v int64, width int) []byte {
 // operations are the row kinds as Benthos CDC inputs name operations.
 var operations = [...]string{kv.Insert: "insert", kv.UpdateBefore: "update_before", kv.UpdateAfter: "update_after", kv.Delete: "delete"}
 
-// setRowKind sets the row-kind metadata of a primary-key table's row.
-func setRowKind(msg *service.Message, k kv.RowKind) {
-	msg.MetaSetMut(rowconv.MetaRowKind, k.String())
-	if k.Valid() {
+// setRowKind sets the row-kind metadata of a primary-key table's row that
+// mv.keys holds.
+func (mv *metaValues) setRowKind(msg *service.Message, k kv.RowKind) {
+	if mv.keys&metaRowKind != 0 {
+		msg.MetaSetMut(rowconv.MetaRowKind, k.String())
+	}
+	if k.Valid() && mv.keys&metaOperation != 0 {
 		msg.MetaSetMut(rowconv.MetaOperation, operations[k])
 	}
 }

@@ -19,7 +19,7 @@ func BenchmarkMessage(b *testing.B) {
 	row := []any{int64(123456), int64(4321), "user-4321", types.NewDecimal(-45678, 2), "DE", "card",
 		types.Timestamp{Millis: 1767225723456, NanoOfMilli: 789000}, "d002"}
 	build := newMessageBuilder(fields, false)
-	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"}, false)
+	mv := newMetaValues(rowconv.RowMeta{SnapshotID: 3, CommitKind: "APPEND", CommitTimeMillis: 1767225600000, Partition: "dt=d002", File: "data-1.parquet"}, false, AllMetadataKeys)
 	var scratch rowScratch
 	b.ReportAllocs()
 	c0 := cputime.Process()

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
@@ -35,7 +36,7 @@ func TestMessageBuilderMatchesRowconv(t *testing.T) {
 	meta := rowconv.RowMeta{SnapshotID: 42, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=2024-05-30",
 		Bucket: 3, File: "data-x-0.parquet"}
 	b := newMessageBuilder(fields, false)
-	mv := newMetaValues(meta, false)
+	mv := newMetaValues(meta, false, AllMetadataKeys)
 	var scratch rowScratch
 	var wants, gots []*service.Message
 	for i := range 1000 { // several slab arrays
@@ -111,7 +112,7 @@ func TestAppendTimestamp(t *testing.T) {
 func TestRowKindTemplates(t *testing.T) {
 	fields := types.MustParse("ROW<id BIGINT NOT NULL, v STRING>").Fields
 	meta := rowconv.RowMeta{SnapshotID: 7, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=x", Bucket: 2, File: "data-k-0.parquet"}
-	mv := newMetaValues(meta, true)
+	mv := newMetaValues(meta, true, AllMetadataKeys)
 	metaOf := func(m *service.Message) map[string]any {
 		out := map[string]any{}
 		_ = m.MetaWalkMut(func(k string, v any) error { out[k] = v; return nil })
@@ -128,7 +129,7 @@ func TestRowKindTemplates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			setRowKind(want, kind)
+			mv.setRowKind(want, kind)
 			got, err := b.message(row, mv, meta.Row, kind, &scratch)
 			if err != nil {
 				t.Fatal(err)
@@ -156,6 +157,72 @@ func TestRowKindTemplates(t *testing.T) {
 			}
 			if f, ok := tm.MetaGetMut(rowconv.MetaFile); !ok || f != meta.File {
 				t.Errorf("template of kind %d: file %v %v", k, f, ok)
+			}
+		}
+	}
+}
+
+// TestMetadataKeys: with metadata_keys set to a subset (each key alone,
+// none, all, and random subsets), a message carries exactly the metadata
+// of that subset, with the values it has when every key is set, on append
+// and primary-key rows of every kind, in both message formats; its content
+// does not change.
+func TestMetadataKeys(t *testing.T) {
+	fields := types.MustParse("ROW<id BIGINT NOT NULL, v STRING>").Fields
+	meta := rowconv.RowMeta{SnapshotID: 7, CommitKind: "APPEND", CommitTimeMillis: 1717070400123, Partition: "dt=x", Bucket: 2, File: "data-k-0.parquet"}
+	sets := []MetadataKeys{0, AllMetadataKeys}
+	for i := range metadataKeyNames {
+		sets = append(sets, 1<<i, AllMetadataKeys&^(1<<i))
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 40 {
+		sets = append(sets, MetadataKeys(rng.Uint32())&AllMetadataKeys)
+	}
+	metaOf := func(m *service.Message) map[string]any {
+		out := map[string]any{}
+		_ = m.MetaWalkMut(func(k string, v any) error { out[k] = v; return nil })
+		return out
+	}
+	kinds := []kv.RowKind{noKind, kv.Insert, kv.UpdateBefore, kv.UpdateAfter, kv.Delete}
+	for _, asJSON := range []bool{false, true} {
+		b := newMessageBuilder(fields, asJSON)
+		var scratch rowScratch
+		for _, keyed := range []bool{false, true} {
+			all := newMetaValues(meta, keyed, AllMetadataKeys)
+			for _, set := range sets {
+				names, err := ParseMetadataKeys(set.Names())
+				if err != nil || names != set {
+					t.Fatalf("%v: parsed back as %v, %v", set.Names(), names.Names(), err)
+				}
+				mv := newMetaValues(meta, keyed, set)
+				for i, kind := range kinds {
+					if keyed == (kind == noKind) {
+						continue
+					}
+					row := []any{int64(i), "v"}
+					want, err := b.message(row, all, 1000+int64(i), kind, &scratch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := b.message(row, mv, 1000+int64(i), kind, &scratch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wm := metaOf(want)
+					for k := range wm {
+						if !slices.Contains(set.Names(), k) {
+							delete(wm, k)
+						}
+					}
+					if gm := metaOf(got); !reflect.DeepEqual(gm, wm) {
+						t.Errorf("json %v, keys %v, kind %d:\n got  %#v\n want %#v", asJSON, set.Names(), kind, gm, wm)
+					}
+					wb, _ := want.AsBytes()
+					gb, _ := got.AsBytes()
+					if string(gb) != string(wb) {
+						t.Errorf("json %v, keys %v, kind %d: content %s, want %s", asJSON, set.Names(), kind, gb, wb)
+					}
+				}
 			}
 		}
 	}

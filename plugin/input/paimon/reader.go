@@ -502,7 +502,7 @@ func (r *snapshotReader) readSplit(plan *scan.StreamPlan, i int, skip *int64, jo
 		seen += int64(len(rows))
 		if mv == nil || meta.File != pos.File {
 			meta.File = pos.File
-			mv = newMetaValues(meta, r.keyed)
+			mv = newMetaValues(meta, r.keyed, r.in.conf.MetadataKeys)
 		}
 		for j := from; j < len(rows); j++ {
 			(*job).add(rows[j], mv, pos.Row+int64(j))
