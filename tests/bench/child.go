@@ -34,9 +34,9 @@ type childSpec struct {
 	Rows       int
 	Partitions int
 	BatchCount int
-	// MessageFormat is the tail's paimon input message_format; empty for
-	// its default (structured).
-	MessageFormat string `json:",omitempty"`
+	// InputOptions are fields of the tail's paimon input, YAML lines
+	// "field: value" (e.g. "message_format: json"); none for its defaults.
+	InputOptions []string `json:",omitempty"`
 }
 
 type childResult struct {
@@ -88,11 +88,7 @@ func childJob(ctx context.Context, s childSpec) (int64, error) {
 		return 1, st.run(ctx)
 	case "tail":
 		var n atomic.Int64
-		input := tailInputYAML(s.Warehouse, nil)
-		if s.MessageFormat != "" {
-			input += "  message_format: " + s.MessageFormat + "\n"
-		}
-		st := stream{input: input, log: os.Stderr,
+		st := stream{input: tailInputYAML(s.Warehouse, nil, s.InputOptions), log: os.Stderr,
 			consume: func(_ context.Context, b service.MessageBatch) error { n.Add(int64(len(b))); return nil }}
 		err := st.run(ctx)
 		return n.Load(), err
@@ -100,9 +96,10 @@ func childJob(ctx context.Context, s childSpec) (int64, error) {
 	return 0, fmt.Errorf("unknown child kind %q", s.Kind)
 }
 
-// tailInputYAML is the paimon input reading the whole bench table once.
-func tailInputYAML(warehouse string, s3 *s3Server) string {
-	return fmt.Sprintf(`
+// tailInputYAML is the paimon input reading the whole bench table once,
+// with options, YAML lines "field: value" of the input, added.
+func tailInputYAML(warehouse string, s3 *s3Server, options []string) string {
+	y := fmt.Sprintf(`
 paimon:
   warehouse: %q
 %s  database: bench
@@ -110,6 +107,10 @@ paimon:
   scan_mode: full
   bounded: true
 `, warehouse, s3YAML(s3))
+	for _, o := range options {
+		y += "  " + o + "\n"
+	}
+	return y
 }
 
 // vmHWM reads the peak resident set size of this process in KiB.

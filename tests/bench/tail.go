@@ -43,7 +43,9 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		key, label string
 		run        func() (int64, error)
 	}{
-		{"input", "paimon input → Benthos consumer", func() (int64, error) { return tailInput(ctx, e, wh) }},
+		{"input", "paimon input → Benthos consumer", func() (int64, error) { return tailInput(ctx, e, wh, nil) }},
+		{"input-json", "paimon input, `message_format: json` → Benthos consumer", func() (int64, error) { return tailInput(ctx, e, wh, jsonOptions) }},
+		{"input-bare", "paimon input, `message_format: json`, `metadata_keys: []` → Benthos consumer", func() (int64, error) { return tailInput(ctx, e, wh, bareOptions) }},
 		{"lakecore", "lakecore TableRead (plan + row iterators)", func() (int64, error) { return tailLakecore(ctx, tbl) }},
 		{"parquet", "parquet-go GenericReader over the same files", func() (int64, error) { return tailParquetGo(ctx, tbl, false) }},
 		{"parquet-msg", "parquet-go, then building the input's messages (one goroutine, no stream)", func() (int64, error) { return tailParquetGo(ctx, tbl, true) }},
@@ -56,15 +58,16 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		key, label string
 		run        func() (rows int64, cpu time.Duration, err error)
 	}
-	child := func(format string) func() (int64, time.Duration, error) {
+	child := func(options []string) func() (int64, time.Duration, error) {
 		return func() (int64, time.Duration, error) {
-			r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh, MessageFormat: format})
+			r, err := runChild(ctx, e, childSpec{Kind: "tail", Warehouse: wh, InputOptions: options})
 			return r.Rows, r.ProcessCPU, err
 		}
 	}
 	procs := []process{
-		{"input-proc", "benthos-paimon process: paimon input → counting consumer", child("")},
-		{"input-json-proc", "benthos-paimon process, `message_format: json`", child("json")},
+		{"input-proc", "benthos-paimon process: paimon input → counting consumer", child(nil)},
+		{"input-json-proc", "benthos-paimon process, `message_format: json`", child(jsonOptions)},
+		{"input-bare-proc", "benthos-paimon process, `message_format: json`, `metadata_keys: []`", child(bareOptions)},
 	}
 	wantSum := int64(rows) * int64(rows+1) / 2
 	javaNote := ""
@@ -114,7 +117,7 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		}
 	}
 	s := &Section{Title: "Tail throughput"}
-	s.Intro = fmt.Sprintf(`Reading all %s rows of the payment-event table (%d partitions, %d data files of %s rows, %s, written by lakecore's table writer) on the local disk. The `+"`paimon`"+` input runs in a Benthos stream (`+"`scan_mode: full`, `bounded: true`"+`, batch_size 1,000) into a consumer that counts messages, so its figure includes rendering each row as a structured message; lakecore's TableRead yields `+"`[]any`"+` rows; parquet-go's GenericReader decodes the same files into Go structs (1,024 at a time); the last variant also builds from each struct the message the input emits (8 values in the input's forms, 7 metadata values), on one goroutine, to show how much of the input's cost is the message shape itself.`,
+	s.Intro = fmt.Sprintf(`Reading all %s rows of the payment-event table (%d partitions, %d data files of %s rows, %s, written by lakecore's table writer) on the local disk. The `+"`paimon`"+` input runs in a Benthos stream (`+"`scan_mode: full`, `bounded: true`"+`, batch_size 1,000) into a consumer that counts messages, so its figure includes rendering each row as a structured message (in the second row as a message whose bytes are the row's JSON text, `+"`message_format: json`"+`, and in the third also without the seven metadata keys, `+"`metadata_keys: []`"+`); lakecore's TableRead yields `+"`[]any`"+` rows; parquet-go's GenericReader decodes the same files into Go structs (1,024 at a time); the last variant also builds from each struct the message the input emits (8 values in the input's forms, 7 metadata values), on one goroutine, to show how much of the input's cost is the message shape itself.`,
 		fInt(float64(rows)), partitions, files, fInt(float64(rows/files)), fBytes(float64(bytes)))
 	t := Table{Header: []string{"Reader", "rows/s", "rows per CPU-s"}}
 	for _, v := range variants {
@@ -124,8 +127,11 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		t.Rows = append(t.Rows, []string{p.label, wall[p.key].Fmt(fInt), cpu[p.key].Fmt(fInt)})
 	}
 	ip, lp := wall["input"].Over(wall["parquet"]), wall["lakecore"].Over(wall["parquet"])
+	jp, bp := wall["input-json"].Over(wall["parquet"]), wall["input-bare"].Over(wall["parquet"])
 	r := Table{Header: []string{"Ratio (same run)", "wall time basis", "CPU time basis"}, Rows: [][]string{
 		{"paimon input / parquet-go", ip.Fmt(fRatio), cpu["input"].Over(cpu["parquet"]).Fmt(fRatio)},
+		{"paimon input with `message_format: json` / parquet-go", jp.Fmt(fRatio), cpu["input-json"].Over(cpu["parquet"]).Fmt(fRatio)},
+		{"paimon input with `message_format: json`, `metadata_keys: []` / parquet-go", bp.Fmt(fRatio), cpu["input-bare"].Over(cpu["parquet"]).Fmt(fRatio)},
 		{"lakecore TableRead / parquet-go", lp.Fmt(fRatio), cpu["lakecore"].Over(cpu["parquet"]).Fmt(fRatio)},
 		{"paimon input / (parquet-go + building the same messages)", wall["input"].Over(wall["parquet-msg"]).Fmt(fRatio), cpu["input"].Over(cpu["parquet-msg"]).Fmt(fRatio)},
 	}}
@@ -133,20 +139,35 @@ func measureTail(ctx context.Context, e *Env) (*Section, error) {
 		pj := wall["input-proc"].Over(wall["java-proc"])
 		r.Rows = append(r.Rows, []string{"benthos-paimon process / Java Paimon process (whole processes, start-up included)", pj.Fmt(fRatio), cpu["input-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
 		s.figure("ratio_process_java", pj.Median())
-		r.Rows = append(r.Rows, []string{"the same with `message_format: json` / Java Paimon process", wall["input-json-proc"].Over(wall["java-proc"]).Fmt(fRatio), cpu["input-json-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
+		jj := wall["input-json-proc"].Over(wall["java-proc"])
+		r.Rows = append(r.Rows, []string{"the same with `message_format: json` / Java Paimon process", jj.Fmt(fRatio), cpu["input-json-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
+		bj := wall["input-bare-proc"].Over(wall["java-proc"])
+		r.Rows = append(r.Rows, []string{"the same with `message_format: json`, `metadata_keys: []` / Java Paimon process", bj.Fmt(fRatio), cpu["input-bare-proc"].Over(cpu["java-proc"]).Fmt(fRatio)})
+		s.figure("ratio_process_bare_java", bj.Median())
 	}
-	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer (with its default structured messages, and with `+"`message_format: json`"+`, whose messages are the rows' JSON text), and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
+	s.Intro += fmt.Sprintf(` The last rows time whole processes from their start to their exit, over the same table: this binary started again as a child running the paimon input into a counting consumer (with its default structured messages, with `+"`message_format: json`"+`, whose messages are the rows' JSON text, and with JSON text and no metadata, `+"`metadata_keys: []`"+`: the rows alone, as Java's reader gives them), and Java Paimon 1.4.2 (tests/interop's AppendTail in a JVM of its own, `+"`bin/paimon-java paimon1 append-bench-tail`"+`, the full tiered JIT) opening a stream scan from the latest snapshot in full, reading each plan's splits and stopping after %s rows; each checks the count (and Java the id sum). Their CPU time is the whole process's, from its rusage.`, fInt(float64(rows))) + javaNote
 	s.Tables = []Table{t, r}
 	s.figure("ratio_input_parquet", ip.Median())
+	s.figure("ratio_input_bare_parquet", bp.Median())
 	s.figure("ratio_lakecore_parquet", lp.Median())
 	s.figure("rows", float64(rows))
-	s.profile("ratio_input_parquet", func(int) error { _, err := tailInput(ctx, e, wh); return err })
+	s.profile("ratio_input_parquet", func(int) error { _, err := tailInput(ctx, e, wh, nil); return err })
 	return s, nil
 }
 
-func tailInput(ctx context.Context, e *Env, warehouse string) (int64, error) {
+// The tail's input options besides its defaults: messages of JSON text,
+// and those without metadata, the rows alone as Java's reader gives them.
+var (
+	jsonOptions = []string{"message_format: json"}
+	bareOptions = []string{"message_format: json", "metadata_keys: []"}
+)
+
+// tailInput reads the bench table of warehouse once with the paimon input
+// in a stream of this process, with options (tailInputYAML), and returns
+// how many messages it consumed.
+func tailInput(ctx context.Context, e *Env, warehouse string, options []string) (int64, error) {
 	var n atomic.Int64
-	st := stream{input: tailInputYAML(warehouse, nil), log: e.log,
+	st := stream{input: tailInputYAML(warehouse, nil, options), log: e.log,
 		consume: func(_ context.Context, b service.MessageBatch) error { n.Add(int64(len(b))); return nil }}
 	err := st.run(ctx)
 	return n.Load(), err
