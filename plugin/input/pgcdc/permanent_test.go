@@ -244,7 +244,12 @@ func TestTerminatedWalsenderIsRetried(t *testing.T) {
 	db.Exec(ordersDDL)
 	in, st := newStoppableInput(t, streamOnly(db, ""), false)
 	connect(t, in)
-	db.Exec(fmt.Sprintf("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))) // waits until it is gone
+	// Terminating before the walsender holds the slot would end nothing.
+	waitSlotActive(t, db)
+	// pg_terminate_backend waits until the backend is gone; one row, true.
+	if got := db.QueryStrings(fmt.Sprintf("SELECT pg_terminate_backend(active_pid, 10000) FROM pg_replication_slots WHERE slot_name = '%s' AND active", slotName(db))); len(got) != 1 || got[0] != "t" {
+		t.Fatalf("terminating the walsender: %v, want [t]", got)
+	}
 	db.Exec("INSERT INTO orders VALUES (1, 'new', 1, NULL)")
 	if e := readEvents(t, in, 1)[0]; e.Op != "insert" || e.Row["id"] != jsonNumber(1) {
 		t.Fatalf("after the walsender was terminated: %+v", e)
