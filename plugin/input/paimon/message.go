@@ -100,26 +100,12 @@ func newMetaValues(m rowconv.RowMeta, keyed bool, keys MetadataKeys) *metaValues
 // set sets the metadata of rowconv.RowMeta.Apply that mv.keys holds: mv's
 // and row.
 func (mv *metaValues) set(msg *service.Message, row any) {
-	if mv.keys&metaSnapshotID != 0 {
-		msg.MetaSetMut(rowconv.MetaSnapshotID, mv.snapshot)
-	}
-	if mv.keys&metaCommitKind != 0 {
-		msg.MetaSetMut(rowconv.MetaCommitKind, mv.kind)
-	}
-	if mv.keys&metaCommitTime != 0 {
-		msg.MetaSetMut(rowconv.MetaCommitTime, mv.time)
-	}
-	if mv.keys&metaPartition != 0 {
-		msg.MetaSetMut(rowconv.MetaPartition, mv.partition)
-	}
-	if mv.keys&metaBucket != 0 {
-		msg.MetaSetMut(rowconv.MetaBucket, mv.bucket)
-	}
-	if mv.keys&metaFile != 0 {
-		msg.MetaSetMut(rowconv.MetaFile, mv.file)
-	}
-	if mv.keys&metaRow != 0 {
-		msg.MetaSetMut(rowconv.MetaRow, row)
+	// In the order of metadataKeyNames, whose first seven these are.
+	vals := [...]any{mv.snapshot, mv.kind, mv.time, mv.partition, mv.bucket, mv.file, row}
+	for i, v := range vals {
+		if mv.keys&(1<<i) != 0 {
+			msg.MetaSetMut(metadataKeyNames[i], v)
+		}
 	}
 }
 
