@@ -100,16 +100,7 @@ func TestReadBatchMetadataKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rows []string
-		for {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			b, ack, err := in.ReadBatch(ctx)
-			cancel()
-			if errors.Is(err, service.ErrEndOfInput) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: after %d messages: %v", c.keys, len(rows), err)
-			}
+		eachBatch(t, in, func(b service.MessageBatch, ack service.AckFunc) {
 			for _, m := range b {
 				var keys []string
 				_ = m.MetaWalkMut(func(k string, _ any) error { keys = append(keys, k); return nil })
@@ -126,7 +117,7 @@ func TestReadBatchMetadataKeys(t *testing.T) {
 			if err := ack(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
-		}
+		})
 		in.Close(context.Background())
 		if want := []string{`{"dt":"2024-05-30","id":1,"msg":"m1","region":"eu"}`, `{"dt":"2024-05-30","id":2,"msg":"m2","region":"us"}`,
 			`{"dt":"2024-05-31","id":3,"msg":"m3","region":"eu"}`}; !slices.Equal(rows, want) {

@@ -3,7 +3,6 @@ package paimon
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/redpanda-data/benthos/v4/public/service"
 
@@ -84,9 +83,9 @@ func newMetaValues(m rowconv.RowMeta, keyed bool, keys MetadataKeys) *metaValues
 		file:      m.File,
 		keys:      keys,
 	}
-	// Templates pay when they hold more keys than Benthos' first map
+	// Templates pay only with every key: more than Benthos' first map
 	// holds (see byKind).
-	if keyed && bits.OnesCount16(uint16(keys)) > 8 {
+	if keyed && keys == AllMetadataKeys {
 		for k := range mv.byKind {
 			msg := service.NewMessage(nil)
 			mv.set(msg, int64(0))

@@ -41,7 +41,7 @@ const (
 )
 
 // AllMetadataKeys is every key: the default.
-const AllMetadataKeys = metaOperation<<1 - 1
+const AllMetadataKeys MetadataKeys = 1<<len(metadataKeyNames) - 1
 
 // ParseMetadataKeys returns the set of names, each one of the input's
 // metadata keys (paimon_snapshot_id, paimon_commit_kind,
